@@ -1,0 +1,97 @@
+"""The built-in kinds every server serves, with their strategy settings.
+
+Schemas come from the kubernetes-validate package; the Go type models are
+derived from them (fakeapi.gomodel). What differs per kind (scope, status
+subresource, unconditional updates, generation tracking, graceful deletion,
+selectable fields, name rule) is listed here, from the kinds' strategies in
+kubernetes/pkg/registry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .kinds import Kind
+
+
+@dataclass(frozen=True)
+class BuiltinSpec:
+    """How to build one built-in Kind."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    definition: str
+    namespaced: bool = True
+    status: bool = False
+    initial_generation: int = 0
+    return_deleted_object: bool = False
+    name_rule: str = "subdomain"
+    fields: tuple[str, ...] = ()
+    short_names: tuple[str, ...] = ()
+
+
+BUILTINS: tuple[BuiltinSpec, ...] = (
+    BuiltinSpec("", "v1", "Namespace", "namespaces", "io.k8s.api.core.v1.Namespace", namespaced=False,
+                status=True, name_rule="label", fields=("status.phase",), short_names=("ns",)),
+    BuiltinSpec("", "v1", "Pod", "pods", "io.k8s.api.core.v1.Pod", status=True, initial_generation=1,
+                return_deleted_object=True,
+                fields=("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+                        "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"),
+                short_names=("po",)),
+    BuiltinSpec("", "v1", "Secret", "secrets", "io.k8s.api.core.v1.Secret", fields=("type",)),
+    BuiltinSpec("", "v1", "ConfigMap", "configmaps", "io.k8s.api.core.v1.ConfigMap", short_names=("cm",)),
+    BuiltinSpec("", "v1", "ServiceAccount", "serviceaccounts", "io.k8s.api.core.v1.ServiceAccount",
+                return_deleted_object=True, short_names=("sa",)),
+    BuiltinSpec("", "v1", "Event", "events", "io.k8s.api.core.v1.Event",
+                fields=("involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+                        "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+                        "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"),
+                short_names=("ev",)),
+    BuiltinSpec("rbac.authorization.k8s.io", "v1", "Role", "roles", "io.k8s.api.rbac.v1.Role"),
+    BuiltinSpec("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", "io.k8s.api.rbac.v1.RoleBinding"),
+    BuiltinSpec("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
+                "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
+                namespaced=False, status=True, initial_generation=1, short_names=("crd", "crds")),
+)
+
+
+@lru_cache(maxsize=None)
+def _compiled(spec: BuiltinSpec) -> tuple[object, object, object]:
+    from .gomodel import builtin_go_type
+    from .openapi import builtin_schema
+    from .schema import CompiledSchema
+
+    api_version = f"{spec.group}/{spec.version}" if spec.group else spec.version
+    schema = builtin_schema(spec.kind, api_version)
+    return schema, CompiledSchema(schema, structural=False), builtin_go_type(spec.definition)
+
+
+def builtin_kinds() -> list[Kind]:
+    """Fresh Kind records for every built-in kind (schemas compiled once per process)."""
+    out = []
+    for spec in BUILTINS:
+        schema, compiled, go_type = _compiled(spec)
+        out.append(
+            Kind(
+                group=spec.group,
+                version=spec.version,
+                kind=spec.kind,
+                plural=spec.plural,
+                namespaced=spec.namespaced,
+                status_subresource=spec.status,
+                short_names=spec.short_names,
+                builtin=True,
+                schema=schema,  # type: ignore[arg-type]
+                compiled=compiled,
+                go_type=go_type,
+                selectable_fields=spec.fields,
+                allow_unconditional_update=True,
+                initial_generation=spec.initial_generation,
+                return_deleted_object=spec.return_deleted_object,
+                name_rule=spec.name_rule,
+            )
+        )
+    return out

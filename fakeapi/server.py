@@ -1,0 +1,1261 @@
+"""The in-memory API server: the verbs and their semantics.
+
+:class:`APIServer` behaves like kube-apiserver wherever a controller can
+observe it (shared/reference/APISERVER_SEMANTICS.md): server-owned metadata,
+one global resourceVersion counter, no-op writes, generation, the status
+subresource, finalizers and deletion, propagation policies, namespaces,
+selectors, watch, the three patch types, CRD schemas and ``metav1.Status``
+errors. Every request either succeeds or raises :class:`~fakeapi.errors.ApiError`
+and leaves the stored state, the counter and the watch logs untouched.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from . import errors
+from .builtin import builtin_kinds
+from .clock import Clock, format_time, parse_time
+from .crd import kinds_from_crd, validate_crd
+from .errors import ApiError, Cause
+from .faults import ControllerCrash, FaultSet
+from .jsonutil import canonical, fast_copy, normalize_numbers
+from .kinds import Kind, KindRegistry
+from .store import Entry, Store, Table, object_key
+from .trace import Trace
+from .watch import ADDED, BOOKMARK, DELETED, INITIAL_EVENTS_END, MODIFIED, Event, EventLog, Watch, WatchEvent
+
+GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+MAX_GENERATE_ATTEMPTS = 8
+FOREGROUND = "foregroundDeletion"
+ORPHAN = "orphan"
+GC_FINALIZERS = (ORPHAN, FOREGROUND)
+PROPAGATION_POLICIES = ("Foreground", "Background", "Orphan")
+DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+PATCH_TYPES = {
+    "json": "json",
+    "application/json-patch+json": "json",
+    "merge": "merge",
+    "application/merge-patch+json": "merge",
+    "strategic": "strategic",
+    "application/strategic-merge-patch+json": "strategic",
+    "apply": "apply",
+    "application/apply-patch+yaml": "apply",
+}
+CR_PATCH_MEDIA = ["application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"]
+BUILTIN_PATCH_MEDIA = [*CR_PATCH_MEDIA[:2], "application/strategic-merge-patch+json", CR_PATCH_MEDIA[2]]
+
+
+@dataclass
+class _Outcome:
+    obj: dict[str, Any]
+    code: int = 200
+    rv: int = 0
+    wrote: bool = False
+    name: str = ""
+
+
+@dataclass
+class _Write:
+    """A change the request will make if it gets that far."""
+
+    kind: Kind
+    table: Table
+    obj: dict[str, Any] | None = None
+    old: Entry | None = None
+    delete: bool = False
+    extra: list[Callable[[], None]] = field(default_factory=list)
+
+
+class APIServer:
+    """An in-memory kube-apiserver. See docs/INTERNALS.md for the method contract."""
+
+    def __init__(
+        self,
+        *,
+        clock: Clock | None = None,
+        seed: int = 0,
+        garbage_collector: bool = True,
+        watch_history: int = 10_000,
+        default_namespaces: bool = True,
+    ) -> None:
+        self.clock = clock or Clock()
+        self.trace = Trace()
+        self.faults = FaultSet()
+        self.kinds = KindRegistry()
+        self.store = Store()
+        self.seed = seed
+        self._rng = random.Random(seed)
+        self._rv = 0
+        self._logs: dict[tuple[str, str], EventLog] = {}
+        self.watch_history = watch_history
+        self._lock = threading.RLock()
+        self._cond = threading.Condition(self._lock)
+        self._local = threading.local()
+        self._listeners: list[Callable[[str, Kind, dict[str, Any], dict[str, Any] | None], None]] = []
+        for k in builtin_kinds():
+            self.kinds.register(k)
+        self.gc: Any = None
+        if garbage_collector:
+            from .gc import GarbageCollector
+
+            self.gc = GarbageCollector(self)
+        if default_namespaces:
+            for ns in DEFAULT_NAMESPACES:
+                self.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}, actor="system")
+
+    # ------------------------------------------------------------------ basics
+
+    @property
+    def resource_version(self) -> int:
+        """The current value of the global resourceVersion counter."""
+        return self._rv
+
+    @property
+    def last_warnings(self) -> list[str]:
+        """Warning headers produced by the last request made from this thread."""
+        return list(getattr(self._local, "warnings", []))
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The server lock (held by every request; the HTTP layer shares it)."""
+        return self._lock
+
+    def add_listener(self, fn: Callable[[str, Kind, dict[str, Any], dict[str, Any] | None], None]) -> None:
+        """Call ``fn(event_type, kind, obj, old)`` after every real write (used by simulators)."""
+        self._listeners.append(fn)
+
+    def resolve_kind(self, kind: str, api_version: str | None = None) -> Kind:
+        """The served Kind for a name/plural/``group/version/Kind``; 404 when unknown."""
+        return self.kinds.require(kind, api_version)
+
+    def register_crd(self, manifest: dict[str, Any], *, actor: str = "user") -> Kind:
+        """Create (or update) a CustomResourceDefinition and return its storage-version Kind."""
+        name = (manifest.get("metadata") or {}).get("name", "")
+        with self._lock:
+            if self.store.table("apiextensions.k8s.io", "customresourcedefinitions").get("", name):
+                cur = self.get("CustomResourceDefinition", name, actor=actor)
+                body = fast_copy(manifest)
+                body.setdefault("metadata", {})["resourceVersion"] = cur["metadata"]["resourceVersion"]
+                self.update(body, actor=actor)
+            else:
+                self.create(manifest, actor=actor)
+            spec = manifest["spec"]
+            return self.kinds.require(spec["names"]["kind"], f"{spec['group']}/{_storage_version(spec)}")
+
+    def _table(self, kind: Kind) -> Table:
+        return self.store.table(kind.group, kind.plural)
+
+    def _log(self, kind: Kind) -> EventLog:
+        key = (kind.group, kind.plural)
+        log = self._logs.get(key)
+        if log is None:
+            log = self._logs[key] = EventLog(self.watch_history)
+        return log
+
+    def _warn(self, texts: list[str]) -> None:
+        if texts:
+            self._local.warnings = [*getattr(self._local, "warnings", []), *texts]
+
+    # --------------------------------------------------------------- plumbing
+
+    def _run(
+        self,
+        verb: str,
+        kind: Kind,
+        namespace: str,
+        name: str,
+        subresource: str,
+        actor: str,
+        fn: Callable[[], _Outcome],
+        patch_type: str = "",
+    ) -> dict[str, Any]:
+        self._local.warnings = []
+        with self._lock:
+            rule = self.faults.for_call(verb, kind.kind, namespace, name, subresource, actor) if self.faults.rules else None
+            if rule is not None and rule.crash == "before":
+                self._record(verb, kind, namespace, name, subresource, actor, patch_type, 0, "Crash", 0, False)
+                raise ControllerCrash(actor, "before", f"{verb} {kind.kind} {name}")
+            if rule is not None and rule.crash is None:
+                err = rule.make_error(kind.group, kind.plural, name)
+                self._record(verb, kind, namespace, name, subresource, actor, patch_type, err.code, err.reason, 0, False)
+                raise err
+            try:
+                out = fn()
+            except ApiError as e:
+                self._record(verb, kind, namespace, name, subresource, actor, patch_type, e.code, e.reason, 0, False)
+                raise
+            except (ControllerCrash, KeyboardInterrupt):
+                raise
+            except Exception as e:  # a bug or an unforeseen input: answer like the server would (500)
+                err = errors.internal(f"Internal error occurred: {type(e).__name__}: {e}")
+                err.__cause__ = e
+                self._record(verb, kind, namespace, name, subresource, actor, patch_type, 500, "", 0, False)
+                raise err from e
+            self._record(verb, kind, namespace, out.name or name, subresource, actor, patch_type, out.code,
+                         "", out.rv, out.wrote)
+            if rule is not None and rule.crash == "after":
+                raise ControllerCrash(actor, "after", f"{verb} {kind.kind} {out.name or name}")
+            return out.obj
+
+    def _record(self, verb: str, kind: Kind, namespace: str, name: str, subresource: str, actor: str,
+                patch_type: str, code: int, reason: str, rv: int, wrote: bool) -> None:
+        self.trace.record_call(
+            time=self.clock.now(), actor=actor, verb=verb, kind=kind.kind, namespace=namespace or "", name=name,
+            subresource=subresource, patch_type=patch_type, code=code, reason=reason,
+            resource_version=str(rv) if rv else "", wrote=wrote,
+        )
+
+    def _kind_of(self, obj: Any) -> Kind:
+        if not isinstance(obj, dict):
+            raise errors.bad_request("Object 'Kind' is missing in the request body")
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        if not isinstance(kind, str) or not kind:
+            raise errors.bad_request(f"Object 'Kind' is missing in '{_short(obj)}'")
+        if not isinstance(api_version, str) or not api_version:
+            raise errors.bad_request(f"Object 'apiVersion' is missing in '{_short(obj)}'")
+        k = self.kinds.find(kind, api_version)
+        if k is None or k.kind != kind:
+            raise errors.resource_not_found()
+        return k
+
+    def _namespace_for(self, kind: Kind, body_ns: Any, request_ns: str | None) -> str:
+        if not kind.namespaced:
+            return ""
+        if body_ns is not None and not isinstance(body_ns, str):
+            raise errors.bad_request("metadata.namespace must be a string")
+        if request_ns and body_ns and body_ns != request_ns:
+            raise errors.bad_request(
+                f"the namespace of the object ({body_ns}) does not match the namespace on the request ({request_ns})")
+        ns = body_ns or request_ns or ""
+        if not ns:
+            raise errors.resource_not_found()
+        return ns
+
+    def _decode(self, kind: Kind, obj: dict[str, Any], field_validation: str) -> dict[str, Any]:
+        """Copy a request body and run the decode pipeline: numbers, pruning, nulls, defaults."""
+        if field_validation not in ("Ignore", "Warn", "Strict", ""):
+            raise errors.bad_request(
+                f'fieldValidation: Unsupported value: "{field_validation}": supported values: "Ignore", "Strict", "Warn"')
+        obj = normalize_numbers(fast_copy(obj))
+        meta = obj.get("metadata")
+        if meta is None:
+            meta = obj["metadata"] = {}
+        if not isinstance(meta, dict):
+            raise errors.bad_request(
+                f"json: cannot unmarshal {_json_type(meta)} into Go struct field {kind.kind}.metadata of type v1.ObjectMeta")
+        _check_meta_types(kind, meta)
+        meta.pop("managedFields", None)
+        meta.pop("selfLink", None)
+        warnings: list[str] = kind.compiled.prepare(obj) if kind.compiled is not None else []
+        if warnings:
+            if field_validation == "Strict":
+                raise errors.bad_request("strict decoding error: " + ", ".join(warnings))
+            if field_validation != "Ignore":
+                self._warn(warnings)
+        if kind.builtin:
+            from .defaults import apply_builtin_defaults
+
+            apply_builtin_defaults(kind.kind, obj)
+        return obj
+
+    def _validate(self, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None, subresource: str = "",
+                  patch: bool = False) -> None:
+        from .metavalidation import dedup_owner_references, validate_object_meta, validate_object_meta_update
+
+        meta = obj["metadata"]
+        self._warn(dedup_owner_references(meta))
+        causes, warnings = validate_object_meta(
+            meta, namespaced=kind.namespaced, name_rule=kind.name_rule, custom_resource=not kind.builtin)
+        self._warn(warnings)
+        if old is not None:
+            causes += validate_object_meta_update(obj["metadata"], old["metadata"], subresource=subresource)
+        if kind.compiled is not None:
+            if subresource == "status":
+                causes += kind.compiled.validate_status(obj)
+            else:
+                causes += kind.compiled.validate(obj)
+        if kind.kind == "CustomResourceDefinition" and kind.group == "apiextensions.k8s.io":
+            causes += validate_crd(obj)
+        if causes:
+            raise errors.invalid(kind.group, kind.kind, meta.get("name") or meta.get("generateName") or "", causes)
+
+    def _encode(self, kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
+        """Built-in kinds are stored as the Go structs re-encode them; custom ones as sent."""
+        if kind.builtin and kind.go_type is not None:
+            from .gomodel import go_roundtrip
+
+            rv = obj["metadata"].get("resourceVersion")
+            out: dict[str, Any] = go_roundtrip(obj, kind.go_type)
+            if rv is not None:
+                out.setdefault("metadata", {})["resourceVersion"] = rv
+            return out
+        return obj
+
+    def _commit(self, w: _Write) -> int:
+        """Apply a prepared write: assign the next resourceVersion, store, log the event."""
+        kind, table = w.kind, w.table
+        self._rv += 1
+        rv = self._rv
+        if w.delete:
+            assert w.old is not None
+            last = fast_copy(w.old.obj)
+            last["metadata"]["resourceVersion"] = str(rv)
+            self.store.remove(table, w.old.key)
+            self._log(kind).append(Event(rv, DELETED, w.old.namespace, last, w.old.obj))
+            self._notify(DELETED, kind, last, w.old.obj)
+            return rv
+        assert w.obj is not None
+        obj = w.obj
+        meta = obj["metadata"]
+        meta["resourceVersion"] = str(rv)
+        entry = _entry(obj, rv)
+        old = self.store.put(table, entry)
+        etype = MODIFIED if old is not None else ADDED
+        self._log(kind).append(Event(rv, etype, entry.namespace, obj, old.obj if old is not None else None))
+        self._notify(etype, kind, obj, old.obj if old is not None else None)
+        for fn in w.extra:
+            fn()
+        return rv
+
+    def _notify(self, etype: str, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        if self.gc is not None:
+            self.gc.on_event(etype, kind, obj, old)
+        for fn in self._listeners:
+            fn(etype, kind, obj, old)
+        self._cond.notify_all()
+
+    def _read(self, kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = fast_copy(obj)
+        if out.get("apiVersion") != kind.api_version:
+            out["apiVersion"] = kind.api_version
+        return out
+
+    def _new_uid(self) -> str:
+        return str(uuid.UUID(int=self._rng.getrandbits(128), version=4))
+
+    def _generate_name(self, base: str) -> str:
+        return base[:58] + "".join(self._rng.choice(GENERATE_ALPHABET) for _ in range(5))
+
+    # ------------------------------------------------------------------ create
+
+    def create(
+        self,
+        obj: dict[str, Any],
+        *,
+        namespace: str | None = None,
+        actor: str = "user",
+        field_validation: str = "Warn",
+        dry_run: bool = False,
+        keep_creation_timestamp: bool = False,
+    ) -> dict[str, Any]:
+        """POST: store a new object and return it as stored (201).
+
+        ``keep_creation_timestamp`` lets a fixture place an object in the past (a
+        harness-only liberty; the real server always overwrites it).
+        """
+        kind = self._kind_of(obj)
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        name = str(meta.get("name") or "")
+        ns_hint = meta.get("namespace") if kind.namespaced else ""
+        ns_for_trace = str(ns_hint or namespace or "") if kind.namespaced else ""
+        return self._run("create", kind, ns_for_trace, name, "", actor,
+                         lambda: self._create(kind, obj, namespace, field_validation, dry_run, keep_creation_timestamp))
+
+    def _create(self, kind: Kind, body: dict[str, Any], namespace: str | None, field_validation: str,
+                dry_run: bool, keep_creation_timestamp: bool) -> _Outcome:
+        obj = self._decode(kind, body, field_validation)
+        meta = obj["metadata"]
+        ns = self._namespace_for(kind, meta.get("namespace"), namespace)
+        if kind.namespaced:
+            meta["namespace"] = ns
+        else:
+            meta.pop("namespace", None)
+        # system fields the client may not set
+        created = meta.pop("creationTimestamp", None)
+        for f in ("uid", "deletionTimestamp", "deletionGracePeriodSeconds"):
+            meta.pop(f, None)
+        rv_text = meta.pop("resourceVersion", None)
+        if keep_creation_timestamp and isinstance(created, str) and created:
+            try:
+                meta["creationTimestamp"] = format_time(parse_time(created))
+            except ValueError as e:
+                raise errors.bad_request(f"invalid creationTimestamp {created!r}") from e
+        else:
+            meta["creationTimestamp"] = self.clock.timestamp()
+        if kind.namespaced:
+            self._check_namespace_open(kind, ns, meta.get("name") or meta.get("generateName") or "")
+        # strategy: PrepareForCreate
+        if kind.status_subresource and not (kind.builtin and kind.kind == "Pod"):
+            obj.pop("status", None)
+        self._prepare_for_create(kind, obj)
+        if kind.initial_generation:
+            meta["generation"] = kind.initial_generation
+        else:
+            meta.pop("generation", None)
+        generate = not meta.get("name") and bool(meta.get("generateName"))
+        if generate:
+            meta["name"] = self._generate_name(str(meta["generateName"]))
+        meta["uid"] = self._new_uid()
+        self._validate(kind, obj, None)
+        if isinstance(rv_text, str) and rv_text.isdigit() and int(rv_text) > 0 and int(rv_text) < 2**64:
+            raise errors.internal("resourceVersion should not be set on objects to be created")
+        table = self._table(kind)
+        attempts = 1
+        while True:
+            existing = table.get(ns, meta["name"])
+            if existing is None:
+                break
+            if not generate or attempts >= MAX_GENERATE_ATTEMPTS:
+                raise errors.already_exists(kind.group, kind.plural, meta["name"], generated=generate,
+                                            deleting=bool(existing.obj["metadata"].get("deletionTimestamp")))
+            attempts += 1
+            meta["name"] = self._generate_name(str(meta["generateName"]))
+        obj = self._encode(kind, obj)
+        if dry_run:
+            return _Outcome(obj, 201, 0, False, obj["metadata"]["name"])
+        w = _Write(kind, table, obj)
+        self._after_create(kind, w)
+        rv = self._commit(w)
+        return _Outcome(self._read(kind, w.obj or obj), 201, rv, True, obj["metadata"]["name"])
+
+    def _check_namespace_open(self, kind: Kind, ns: str, name: str) -> None:
+        entry = self.store.table("", "namespaces").get("", ns)
+        if entry is None:
+            raise errors.namespace_not_found(ns)
+        if entry.obj["metadata"].get("deletionTimestamp") or (entry.obj.get("status") or {}).get("phase") == "Terminating":
+            raise errors.namespace_terminating(kind.group, kind.plural, name, ns)
+
+    def _prepare_for_create(self, kind: Kind, obj: dict[str, Any]) -> None:
+        if not kind.builtin:
+            return
+        if kind.kind == "Namespace":
+            spec = obj.setdefault("spec", {})
+            fins = list(spec.get("finalizers") or [])
+            if "kubernetes" not in fins:
+                fins.append("kubernetes")
+            spec["finalizers"] = fins
+            obj["status"] = {"phase": "Active"}
+            labels = obj["metadata"].setdefault("labels", {})
+            labels["kubernetes.io/metadata.name"] = obj["metadata"].get("name") or ""
+        elif kind.kind == "CustomResourceDefinition":
+            obj.pop("status", None)
+
+    def _after_create(self, kind: Kind, w: _Write) -> None:
+        if kind.builtin and kind.kind == "CustomResourceDefinition":
+            assert w.obj is not None
+            self._apply_crd(w.obj, None)
+
+    # -------------------------------------------------------------------- read
+
+    def get(self, kind: str, name: str, namespace: str | None = None, *, api_version: str | None = None,
+            resource_version: str | None = None, actor: str = "user") -> dict[str, Any]:
+        """GET one object (404 when missing)."""
+        k = self.resolve_kind(kind, api_version)
+        ns = namespace or "" if k.namespaced else ""
+
+        def run() -> _Outcome:
+            if k.namespaced and not ns:
+                raise errors.resource_not_found()
+            self._check_rv_not_too_large(resource_version)
+            e = self._table(k).get(ns, name)
+            if e is None:
+                raise errors.not_found(k.group, k.plural, name)
+            return _Outcome(self._read(k, e.obj))
+
+        return self._run("get", k, ns, name, "", actor, run)
+
+    def _check_rv_not_too_large(self, rv: str | None) -> None:
+        if rv:
+            try:
+                n = int(rv)
+            except ValueError as e:
+                raise errors.bad_request(f'invalid resource version "{rv}"') from e
+            if n > self._rv:
+                raise errors.too_large_resource_version(n, self._rv)
+
+    def _matcher(self, kind: Kind, label_selector: Any, field_selector: Any) -> tuple[
+            Callable[[dict[str, Any]], bool] | None, list[tuple[str, frozenset[str]]]]:
+        from .selectors import SelectorError, field_value, parse_field_selector, parse_label_selector, selector_from_map
+
+        try:
+            if isinstance(label_selector, dict):
+                lsel = selector_from_map(label_selector)
+            else:
+                lsel = parse_label_selector(label_selector or "")
+            fsel = parse_field_selector(field_selector or "")
+        except SelectorError as e:
+            raise errors.bad_request(str(e)) from e
+        allowed = {"metadata.name", *kind.selectable_fields}
+        if kind.namespaced:
+            allowed.add("metadata.namespace")
+        for f in sorted(fsel.fields()):
+            if f not in allowed:
+                raise errors.bad_request(f"field label not supported: {f}")
+        if lsel.empty and fsel.empty:
+            return None, []
+
+        def match(obj: dict[str, Any]) -> bool:
+            if not lsel.empty and not lsel.matches(obj["metadata"].get("labels") or {}):
+                return False
+            return fsel.empty or fsel.matches(lambda p: field_value(obj, p))
+
+        return match, lsel.index_terms()
+
+    def list(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        api_version: str | None = None,
+        label_selector: str | dict[str, str] | None = None,
+        field_selector: str | None = None,
+        resource_version: str | None = None,
+        resource_version_match: str | None = None,
+        limit: int | None = None,
+        continue_: str | None = None,
+        send_initial_events: bool | None = None,
+        actor: str = "user",
+    ) -> dict[str, Any]:
+        """LIST objects in storage-key order; ``metadata.resourceVersion`` is the store revision."""
+        k = self.resolve_kind(kind, api_version)
+        ns = namespace or "" if k.namespaced else ""
+
+        def run() -> _Outcome:
+            self._check_list_options(resource_version, resource_version_match, continue_, send_initial_events,
+                                     watch=False)
+            match, terms = self._matcher(k, label_selector, field_selector)
+            start = ""
+            if continue_:
+                start = _decode_continue(continue_)
+            items: list[dict[str, Any]] = []
+            remaining = 0
+            for e in self._table(k).candidates(ns or None, terms):
+                if start and e.key.encode() <= start.encode():
+                    continue
+                if match is not None and not match(e.obj):
+                    continue
+                if limit and len(items) >= limit:
+                    remaining += 1
+                    continue
+                items.append(e.obj)
+            out_items = []
+            for o in items:
+                item = self._read(k, o)
+                if k.builtin:
+                    item.pop("apiVersion", None)
+                    item.pop("kind", None)
+                out_items.append(item)
+            meta: dict[str, Any] = {"resourceVersion": str(self._rv)}
+            if remaining and items:
+                last = items[-1]["metadata"]
+                meta["continue"] = _encode_continue(object_key(last.get("namespace", ""), last["name"]), self._rv)
+                meta["remainingItemCount"] = remaining
+            return _Outcome({"apiVersion": k.api_version, "kind": k.list_kind, "metadata": meta, "items": out_items})
+
+        return self._run("list", k, ns, "", "", actor, run)
+
+    def _check_list_options(self, rv: str | None, match: str | None, cont: str | None,
+                            send_initial_events: bool | None, *, watch: bool) -> None:
+        causes: list[Cause] = []
+        if match is not None and match not in ("Exact", "NotOlderThan", ""):
+            causes.append(Cause(errors.FIELD_VALUE_NOT_SUPPORTED,
+                                f'Unsupported value: "{match}": supported values: "Exact", "NotOlderThan"',
+                                "resourceVersionMatch"))
+        elif match:
+            if not rv and not (watch and send_initial_events):
+                causes.append(Cause(errors.FIELD_VALUE_FORBIDDEN,
+                                    "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+                                    "resourceVersionMatch"))
+            if cont:
+                causes.append(Cause(errors.FIELD_VALUE_FORBIDDEN,
+                                    "Forbidden: resourceVersionMatch is forbidden when continue is provided",
+                                    "resourceVersionMatch"))
+            if match == "Exact" and rv == "0":
+                causes.append(Cause(errors.FIELD_VALUE_FORBIDDEN,
+                                    'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+                                    "resourceVersionMatch"))
+            if watch and not send_initial_events:
+                causes.append(Cause(errors.FIELD_VALUE_FORBIDDEN,
+                                    "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents "
+                                    "is provided", "resourceVersionMatch"))
+        if send_initial_events is not None and not watch:
+            causes.append(Cause(errors.FIELD_VALUE_FORBIDDEN, "Forbidden: sendInitialEvents is forbidden for list",
+                                "sendInitialEvents"))
+        if watch and send_initial_events and match != "NotOlderThan":
+            causes.append(Cause(errors.FIELD_VALUE_FORBIDDEN,
+                                "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+                                "sendInitialEvents"))
+        if causes:
+            raise errors.options_invalid("ListOptions", causes)
+        if cont and rv and rv != "0":
+            raise errors.bad_request("specifying resource version is not allowed when using continue")
+        if rv and rv != "0" and not watch:
+            self._check_rv_not_too_large(rv)
+
+    # ------------------------------------------------------------------ update
+
+    def update(
+        self,
+        obj: dict[str, Any],
+        *,
+        namespace: str | None = None,
+        subresource: str | None = None,
+        actor: str = "user",
+        field_validation: str = "Warn",
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """PUT: replace an object (or its status with ``subresource="status"``)."""
+        kind = self._kind_of(obj)
+        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        name = str(meta.get("name") or "")
+        ns = str(meta.get("namespace") or namespace or "") if kind.namespaced else ""
+        sub = subresource or ""
+
+        def run() -> _Outcome:
+            if kind.namespaced and not ns:
+                raise errors.resource_not_found()
+            if not name:
+                raise errors.bad_request("name is required")
+            e = self._table(kind).get(ns, name)
+            if sub and (sub != "status" or not kind.status_subresource):
+                raise errors.not_found(kind.group, kind.plural, name)
+            if e is None:
+                raise errors.not_found(kind.group, kind.plural, name)
+            body = self._decode(kind, obj, field_validation)
+            bmeta = body["metadata"]
+            bmeta.setdefault("name", name)
+            if kind.namespaced:
+                bmeta["namespace"] = self._namespace_for(kind, bmeta.get("namespace"), ns)
+            else:
+                bmeta.pop("namespace", None)
+            uid = bmeta.get("uid")
+            if uid and uid != e.uid:
+                raise errors.conflict(
+                    kind.group, kind.plural, name,
+                    f"StorageError: invalid object, Code: 4, Key: {_registry_key(kind, e.key)}, ResourceVersion: 0, "
+                    f"AdditionalErrorMsg: Precondition failed: UID in precondition: {uid}, UID in object meta: {e.uid}")
+            return self._update_entry(kind, e, body, sub, dry_run, patch=False)
+
+        return self._run("update", kind, ns, name, sub, actor, run)
+
+    def _check_rv_precondition(self, kind: Kind, e: Entry, meta: dict[str, Any]) -> None:
+        rv = meta.get("resourceVersion")
+        if rv in (None, ""):
+            if not kind.allow_unconditional_update:
+                raise errors.ApiError(errors.status_body(
+                    422, "Invalid",
+                    f'{kind.qualified_resource} "{e.name}" is invalid: metadata.resourceVersion: Invalid value: 0: '
+                    "must be specified for an update",
+                    {"name": e.name, "group": kind.group, "kind": kind.plural, "causes": [{
+                        "reason": errors.FIELD_VALUE_INVALID,
+                        "message": "Invalid value: 0: must be specified for an update",
+                        "field": "metadata.resourceVersion"}]} if kind.group else {
+                        "name": e.name, "kind": kind.plural, "causes": [{
+                            "reason": errors.FIELD_VALUE_INVALID,
+                            "message": "Invalid value: 0: must be specified for an update",
+                            "field": "metadata.resourceVersion"}]}))
+            return
+        if not isinstance(rv, str) or not rv.isdigit():
+            raise errors.internal(f'invalid resource version "{rv}"' if isinstance(rv, str) else
+                                  "resourceVersion must be a string")
+        if int(rv) != e.rv:
+            raise errors.conflict(kind.group, kind.plural, e.name)
+
+    def _update_entry(self, kind: Kind, e: Entry, body: dict[str, Any], sub: str, dry_run: bool,
+                      *, patch: bool) -> _Outcome:
+        old = e.obj
+        ometa = old["metadata"]
+        self._check_rv_precondition(kind, e, body["metadata"])
+        if sub == "status":
+            new = fast_copy(old)
+            if "status" in body:
+                new["status"] = body["status"]
+            else:
+                new.pop("status", None)
+            new["metadata"]["resourceVersion"] = body["metadata"].get("resourceVersion", ometa.get("resourceVersion"))
+        else:
+            new = body
+            meta = new["metadata"]
+            # BeforeUpdate: restore what the client may not change
+            if not meta.get("uid"):
+                meta["uid"] = ometa["uid"]
+            elif meta["uid"] != ometa["uid"] and patch:
+                raise errors.invalid(kind.group, kind.kind, e.name, [Cause(
+                    errors.FIELD_VALUE_INVALID, f'Invalid value: "{meta["uid"]}": field is immutable', "metadata.uid")])
+            meta["creationTimestamp"] = ometa.get("creationTimestamp")
+            if ometa.get("deletionTimestamp"):
+                meta["deletionTimestamp"] = ometa["deletionTimestamp"]
+            if ometa.get("deletionGracePeriodSeconds") is not None and meta.get("deletionGracePeriodSeconds") is None:
+                meta["deletionGracePeriodSeconds"] = ometa["deletionGracePeriodSeconds"]
+            if "generation" in ometa:
+                meta["generation"] = ometa["generation"]
+            else:
+                meta.pop("generation", None)
+            if meta.get("generateName") is None and ometa.get("generateName"):
+                pass
+            if kind.status_subresource:
+                if "status" in old:
+                    new["status"] = old["status"]
+                else:
+                    new.pop("status", None)
+            if kind.builtin and kind.kind == "Namespace":
+                new.setdefault("spec", {})["finalizers"] = (old.get("spec") or {}).get("finalizers", [])
+            # generation
+            if not kind.builtin:
+                if _body(new) != e.data:
+                    meta["generation"] = int(ometa.get("generation") or 0) + 1
+            elif kind.initial_generation and canonical(new.get("spec")) != canonical(old.get("spec")):
+                meta["generation"] = int(ometa.get("generation") or 0) + 1
+        if new["metadata"].get("creationTimestamp") is None:
+            new["metadata"].pop("creationTimestamp", None)
+        self._validate(kind, new, old, sub, patch)
+        new = self._encode(kind, new)
+        table = self._table(kind)
+        # delete-on-update: the last finalizer removed from a deleting object
+        nmeta = new["metadata"]
+        if (sub != "status" and ometa.get("deletionTimestamp") and not nmeta.get("finalizers")
+                and not ometa.get("deletionGracePeriodSeconds")):
+            echo = fast_copy(new)
+            echo["metadata"]["resourceVersion"] = ometa.get("resourceVersion", "")
+            if dry_run:
+                return _Outcome(echo, 200, 0, False, e.name)
+            rv = self._commit(_Write(kind, table, old=e, delete=True))
+            self._after_delete(kind, e)
+            return _Outcome(echo, 200, rv, True, e.name)
+        nmeta.pop("resourceVersion", None)
+        if _body(new) == e.data and _meta(new) == e.meta_data:
+            return _Outcome(self._read(kind, old), 200, 0, False, e.name)
+        if dry_run:
+            new["metadata"]["resourceVersion"] = ometa.get("resourceVersion", "")
+            return _Outcome(new, 200, 0, False, e.name)
+        w = _Write(kind, table, new, old=e)
+        if kind.builtin and kind.kind == "CustomResourceDefinition":
+            w.extra.append(lambda: self._apply_crd(new, old))
+        rv = self._commit(w)
+        return _Outcome(self._read(kind, new), 200, rv, True, e.name)
+
+    # ------------------------------------------------------------------- patch
+
+    def patch(
+        self,
+        kind: str,
+        name: str,
+        patch: Any,
+        *,
+        namespace: str | None = None,
+        api_version: str | None = None,
+        patch_type: str = "merge",
+        subresource: str | None = None,
+        actor: str = "user",
+        field_validation: str = "Warn",
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """PATCH with a JSON Patch, a JSON merge patch or (built-in kinds) a strategic merge patch."""
+        k = self.resolve_kind(kind, api_version)
+        ns = namespace or "" if k.namespaced else ""
+        sub = subresource or ""
+        ptype = PATCH_TYPES.get(patch_type, "")
+
+        def run() -> _Outcome:
+            from .patches import (
+                PatchApplyError,
+                PatchFormatError,
+                PatchTooLargeError,
+                apply_json_patch,
+                apply_merge_patch,
+                apply_strategic_merge_patch,
+            )
+
+            if k.namespaced and not ns:
+                raise errors.resource_not_found()
+            accepted = BUILTIN_PATCH_MEDIA if k.builtin else CR_PATCH_MEDIA
+            if not ptype or (ptype == "strategic" and not k.builtin):
+                raise errors.unsupported_media_type(accepted)
+            if ptype == "apply":
+                raise errors.unsupported_media_type([m for m in accepted if "apply" not in m])
+            if sub and (sub != "status" or not k.status_subresource):
+                raise errors.not_found(k.group, k.plural, name)
+            e = self._table(k).get(ns, name)
+            if e is None:
+                raise errors.not_found(k.group, k.plural, name)
+            body = patch
+            if isinstance(body, (bytes, str)):
+                try:
+                    body = json.loads(body)
+                except ValueError as err:
+                    raise errors.bad_request(f"error decoding patch: {err}") from err
+            current = self._read(k, e.obj)
+            try:
+                if ptype == "json":
+                    result = apply_json_patch(current, body)
+                elif ptype == "merge":
+                    result = apply_merge_patch(current, body)
+                else:
+                    if not isinstance(body, dict):
+                        raise PatchFormatError("unable to find api field in struct for the patch")
+                    result = apply_strategic_merge_patch(current, body, k.schema or {})
+            except PatchTooLargeError as err:
+                raise ApiError(errors.status_body(413, "RequestEntityTooLarge", str(err))) from err
+            except PatchFormatError as err:
+                raise errors.bad_request(str(err)) from err
+            except PatchApplyError as err:
+                raise errors.generic_invalid() from err
+            if not isinstance(result, dict):
+                raise errors.bad_request("the patch produced something that is not an object")
+            rmeta = result.get("metadata") if isinstance(result.get("metadata"), dict) else {}
+            if rmeta.get("name", name) != name:
+                raise errors.bad_request(
+                    f"the name of the object ({rmeta.get('name')}) does not match the name on the URL ({name})")
+            if result.get("apiVersion") != k.api_version or result.get("kind") != k.kind:
+                if ptype == "json":
+                    raise errors.bad_request("the API version or kind of the object changed in the patch")
+                result["apiVersion"], result["kind"] = k.api_version, k.kind
+            decoded = self._decode(k, result, field_validation)
+            dmeta = decoded["metadata"]
+            dmeta["name"] = name
+            if k.namespaced:
+                dmeta["namespace"] = self._namespace_for(k, dmeta.get("namespace"), ns)
+            return self._update_entry(k, e, decoded, sub, dry_run, patch=True)
+
+        return self._run("patch", k, ns, name, sub, actor, run, patch_type=ptype or patch_type)
+
+    # ------------------------------------------------------------------ delete
+
+    def delete(
+        self,
+        kind: str,
+        name: str,
+        namespace: str | None = None,
+        *,
+        api_version: str | None = None,
+        propagation_policy: str | None = None,
+        preconditions: dict[str, Any] | None = None,
+        grace_period_seconds: int | None = None,
+        orphan_dependents: bool | None = None,
+        actor: str = "user",
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """DELETE: remove the object, or mark it deleting while finalizers remain.
+
+        Returns the Success Status (or, for Pods and ServiceAccounts, the object), or the
+        object with its deletionTimestamp when it stays.
+        """
+        k = self.resolve_kind(kind, api_version)
+        ns = namespace or "" if k.namespaced else ""
+
+        def run() -> _Outcome:
+            if k.namespaced and not ns:
+                raise errors.resource_not_found()
+            self._check_delete_options(propagation_policy, orphan_dependents, grace_period_seconds)
+            e = self._table(k).get(ns, name)
+            if e is None:
+                raise errors.not_found(k.group, k.plural, name)
+            return self._delete_entry(k, e, propagation_policy, preconditions, grace_period_seconds,
+                                      orphan_dependents, dry_run)
+
+        return self._run("delete", k, ns, name, "", actor, run)
+
+    def _check_delete_options(self, policy: str | None, orphan: bool | None, grace: int | None) -> None:
+        causes: list[Cause] = []
+        if policy is not None and policy not in PROPAGATION_POLICIES:
+            causes.append(Cause(errors.FIELD_VALUE_NOT_SUPPORTED,
+                                f'Unsupported value: "{policy}": supported values: "Foreground", "Background", '
+                                '"Orphan"', "propagationPolicy"))
+        if policy is not None and orphan is not None:
+            causes.append(Cause(errors.FIELD_VALUE_INVALID,
+                                f'Invalid value: "{policy}": orphanDependents and deletionPropagation cannot be both '
+                                "set", "propagationPolicy"))
+        if grace is not None and not isinstance(grace, int):
+            causes.append(Cause(errors.FIELD_VALUE_INVALID, f"Invalid value: {grace!r}: must be an integer",
+                                "gracePeriodSeconds"))
+        if causes:
+            raise errors.options_invalid("DeleteOptions", causes)
+
+    def _delete_entry(self, k: Kind, e: Entry, policy: str | None, preconditions: dict[str, Any] | None,
+                      grace: int | None, orphan: bool | None, dry_run: bool) -> _Outcome:
+        pre = preconditions or {}
+        if pre.get("uid") and pre["uid"] != e.uid:
+            raise errors.conflict(
+                k.group, k.kind, e.name,
+                f"the UID in the precondition ({pre['uid']}) does not match the UID in record ({e.uid}). "
+                "The object might have been deleted and then recreated")
+        if pre.get("resourceVersion") and str(pre["resourceVersion"]) != str(e.rv):
+            raise errors.conflict(
+                k.group, k.kind, e.name,
+                f"the ResourceVersion in the precondition ({pre['resourceVersion']}) does not match the "
+                f"ResourceVersion in record ({e.rv}). The object might have been modified")
+        if orphan is not None and policy is None:
+            policy = "Orphan" if orphan else "Background"
+        old = e.obj
+        new = fast_copy(old)
+        meta = new["metadata"]
+        fins = [f for f in (meta.get("finalizers") or [])]
+        had_gc = [f for f in fins if f in GC_FINALIZERS]
+        fins = [f for f in fins if f not in GC_FINALIZERS]
+        if policy == "Orphan":
+            fins.append(ORPHAN)
+        elif policy == "Foreground":
+            fins.append(FOREGROUND)
+        elif policy is None:
+            fins.extend(had_gc[:1])
+        table = self._table(k)
+        now = self.clock.now()
+        # graceful kinds (Pods): the kubelet confirms later with grace 0
+        graceful = 0
+        if k.builtin and k.kind == "Pod":
+            graceful = self._pod_grace(old, grace)
+        if k.builtin and k.kind == "Namespace" and (old.get("spec") or {}).get("finalizers"):
+            graceful = -1  # the namespace controller finishes it
+        if not fins and graceful == 0:
+            if dry_run:
+                return _Outcome(self._delete_response(k, e, old), 200, 0, False, e.name)
+            rv = self._commit(_Write(k, table, old=e, delete=True))
+            self._after_delete(k, e)
+            last = fast_copy(old)
+            last["metadata"]["resourceVersion"] = str(rv)
+            return _Outcome(self._delete_response(k, e, last), 200, rv, True, e.name)
+        if fins:
+            meta["finalizers"] = fins
+        else:
+            meta.pop("finalizers", None)
+        first = not meta.get("deletionTimestamp")
+        if graceful > 0:
+            until = now + timedelta(seconds=graceful)
+            cur = meta.get("deletionGracePeriodSeconds")
+            if first or cur is None or graceful < int(cur):
+                meta["deletionTimestamp"] = format_time(until)
+                meta["deletionGracePeriodSeconds"] = graceful
+        else:
+            ts = meta.get("deletionTimestamp")
+            if not ts or parse_time(ts) > now:
+                meta["deletionTimestamp"] = format_time(now)
+            meta["deletionGracePeriodSeconds"] = 0
+        if first and (not k.builtin or int(meta.get("generation") or 0) > 0):
+            meta["generation"] = int(meta.get("generation") or 0) + 1
+        if k.builtin and k.kind == "Namespace":
+            new.setdefault("status", {})["phase"] = "Terminating"
+        meta.pop("resourceVersion", None)
+        if _body(new) == e.data and _meta(new) == e.meta_data:
+            return _Outcome(self._read(k, old), 200, 0, False, e.name)
+        if dry_run:
+            return _Outcome(new, 200, 0, False, e.name)
+        rv = self._commit(_Write(k, table, new, old=e))
+        return _Outcome(self._read(k, new), 200, rv, True, e.name)
+
+    def _pod_grace(self, pod: dict[str, Any], grace: int | None) -> int:
+        spec = pod.get("spec") or {}
+        phase = (pod.get("status") or {}).get("phase")
+        if not spec.get("nodeName") or phase in ("Succeeded", "Failed"):
+            return 0
+        if grace is None:
+            grace = int(spec.get("terminationGracePeriodSeconds", 30) or 0)
+        return max(int(grace), 0) if grace >= 0 else 1
+
+    def _delete_response(self, k: Kind, e: Entry, obj: dict[str, Any]) -> dict[str, Any]:
+        if k.return_deleted_object:
+            return self._read(k, obj)
+        details: dict[str, Any] = {"name": e.name}
+        if k.group:
+            details["group"] = k.group
+        details["kind"] = k.plural
+        details["uid"] = e.uid
+        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
+
+    def _after_delete(self, kind: Kind, e: Entry) -> None:
+        if kind.builtin and kind.kind == "CustomResourceDefinition":
+            self._remove_crd(e.obj)
+
+    def delete_collection(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        api_version: str | None = None,
+        label_selector: str | dict[str, str] | None = None,
+        field_selector: str | None = None,
+        propagation_policy: str | None = None,
+        grace_period_seconds: int | None = None,
+        actor: str = "user",
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        """DELETE on the collection: delete every matching object (finalizers honoured)."""
+        k = self.resolve_kind(kind, api_version)
+        ns = namespace or "" if k.namespaced else ""
+
+        def run() -> _Outcome:
+            if k.namespaced and not ns:
+                raise errors.resource_not_found()
+            self._check_delete_options(propagation_policy, None, grace_period_seconds)
+            match, terms = self._matcher(k, label_selector, field_selector)
+            table = self._table(k)
+            victims = [e for e in table.candidates(ns or None, terms) if match is None or match(e.obj)]
+            items = [self._read(k, e.obj) for e in victims]
+            last_rv = 0
+            for e in victims:
+                cur = table.get(e.namespace, e.name)
+                if cur is None:
+                    continue
+                out = self._delete_entry(k, cur, propagation_policy, None, grace_period_seconds, None, dry_run)
+                last_rv = out.rv or last_rv
+            return _Outcome({"apiVersion": k.api_version, "kind": k.list_kind,
+                             "metadata": {"resourceVersion": str(self._rv)}, "items": items},
+                            200, last_rv, bool(last_rv))
+
+        return self._run("deletecollection", k, ns, "", "", actor, run)
+
+    # ------------------------------------------------------------------- watch
+
+    def watch(
+        self,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        api_version: str | None = None,
+        resource_version: str | None = None,
+        label_selector: str | dict[str, str] | None = None,
+        field_selector: str | None = None,
+        allow_bookmarks: bool = False,
+        send_initial_events: bool | None = None,
+        resource_version_match: str | None = None,
+        actor: str = "user",
+    ) -> Watch:
+        """WATCH: a stream of changes (see :class:`~fakeapi.watch.Watch`).
+
+        No resourceVersion (or ``"0"``): ADDED for every current object first. A
+        resourceVersion N: only changes after N, or an ERROR 410 when N is older than
+        the retained history. ``send_initial_events``: the watch-list protocol, ending the
+        initial events with a bookmark annotated ``k8s.io/initial-events-end``.
+        """
+        k = self.resolve_kind(kind, api_version)
+        ns = namespace or "" if k.namespaced else ""
+        holder: dict[str, Watch] = {}
+
+        def run() -> _Outcome:
+            self._check_list_options(resource_version, resource_version_match, None, send_initial_events, watch=True)
+            match, _terms = self._matcher(k, label_selector, field_selector)
+            log = self._log(k)
+            bookmark = (lambda: {"apiVersion": k.api_version, "kind": k.kind,
+                                 "metadata": {"resourceVersion": str(self._rv)}}) if allow_bookmarks else None
+            rv_text = resource_version or ""
+            initial = send_initial_events or rv_text in ("", "0")
+            if rv_text not in ("", "0"):
+                try:
+                    rv = int(rv_text)
+                except ValueError as err:
+                    raise errors.bad_request(f'invalid resource version "{rv_text}"') from err
+            else:
+                rv = self._rv
+            if rv < log.trimmed_rv and not initial:
+                status = errors.expired(f"too old resource version: {rv} ({log.trimmed_rv + 1})").status
+                holder["w"] = Watch(log, pos=log.end, namespace=ns, matcher=match, error=status,
+                                    condition=self._cond, bookmark=bookmark)
+                return _Outcome({})
+            events: list[WatchEvent] = []
+            pos = log.position_after(rv) if rv_text not in ("", "0") else log.end
+            if initial:
+                for e in self._table(k).candidates(ns or None, _terms):
+                    if match is None or match(e.obj):
+                        events.append(WatchEvent(ADDED, e.obj))
+                pos = log.end
+                if send_initial_events:
+                    events.append(WatchEvent(BOOKMARK, {
+                        "apiVersion": k.api_version, "kind": k.kind,
+                        "metadata": {"resourceVersion": str(self._rv),
+                                     "annotations": {INITIAL_EVENTS_END: "true"}}}))
+            holder["w"] = Watch(log, pos=pos, namespace=ns, matcher=match, initial=events, condition=self._cond,
+                                bookmark=bookmark)
+            return _Outcome({})
+
+        self._run("watch", k, ns, "", "", actor, run)
+        return holder["w"]
+
+    # --------------------------------------------------------------- CRDs
+
+    def _apply_crd(self, crd: dict[str, Any], old: dict[str, Any] | None) -> None:
+        """Serve (or re-serve) the kinds of a stored CRD and record its status."""
+        if old is not None:
+            spec = old.get("spec") or {}
+            for v in spec.get("versions") or []:
+                self.kinds.unregister(f"{spec.get('group')}/{v.get('name')}", (spec.get("names") or {}).get("kind", ""))
+        if crd["metadata"].get("deletionTimestamp"):
+            return
+        for kd in kinds_from_crd(crd):
+            self.kinds.register(kd)
+        spec = crd["spec"]
+        crd["status"] = {
+            "acceptedNames": {k: v for k, v in spec["names"].items()},
+            "conditions": [
+                {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts",
+                 "message": "no conflicts found", "lastTransitionTime": self.clock.timestamp()},
+                {"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
+                 "message": "the initial names have been accepted", "lastTransitionTime": self.clock.timestamp()},
+            ],
+            "storedVersions": [_storage_version(spec)],
+        }
+        if old is not None and old.get("status"):
+            crd["status"]["conditions"] = old["status"].get("conditions", crd["status"]["conditions"])
+
+    def _remove_crd(self, crd: dict[str, Any]) -> None:
+        """A CRD is gone: stop serving its kinds and drop their objects (each with a DELETED event)."""
+        spec = crd.get("spec") or {}
+        group, plural = spec.get("group", ""), (spec.get("names") or {}).get("plural", "")
+        kind = self.kinds.find((spec.get("names") or {}).get("kind", ""), f"{group}/{_storage_version(spec)}")
+        if kind is not None:
+            table = self._table(kind)
+            for key in list(table.keys):
+                e = table.entries[key]
+                self._commit(_Write(kind, table, old=e, delete=True))
+        self.store.drop_table(group, plural)
+        for v in spec.get("versions") or []:
+            self.kinds.unregister(f"{group}/{v.get('name')}", (spec.get("names") or {}).get("kind", ""))
+
+    # ------------------------------------------------------------ GC support
+
+    def finalize_namespace(self, name: str, *, actor: str = "namespace-controller") -> dict[str, Any]:
+        """The namespace ``/finalize`` subresource: drop ``spec.finalizers`` (deletes it when nothing else holds it)."""
+        k = self.resolve_kind("Namespace", "v1")
+
+        def run() -> _Outcome:
+            table = self._table(k)
+            e = table.get("", name)
+            if e is None:
+                raise errors.not_found("", "namespaces", name)
+            new = fast_copy(e.obj)
+            new.setdefault("spec", {}).pop("finalizers", None)
+            if not new["spec"]:
+                new.pop("spec")
+            if not new["metadata"].get("finalizers") and new["metadata"].get("deletionTimestamp"):
+                rv = self._commit(_Write(k, table, old=e, delete=True))
+                return _Outcome(new, 200, rv, True, name)
+            new["metadata"].pop("resourceVersion", None)
+            rv = self._commit(_Write(k, table, new, old=e))
+            return _Outcome(self._read(k, new), 200, rv, True, name)
+
+        return self._run("update", k, "", name, "finalize", actor, run)
+
+    def objects(self, kind: Kind, namespace: str | None = None) -> list[dict[str, Any]]:
+        """Stored snapshots of a kind (shared: do not mutate), for in-process actors like the GC."""
+        return [e.obj for e in self._table(kind).candidates(namespace)]
+
+    def entry_by_uid(self, uid: str) -> Entry | None:
+        """The stored entry with that uid, if any."""
+        return self.store.lookup_uid(uid)
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _storage_version(spec: dict[str, Any]) -> str:
+    versions = spec.get("versions") or []
+    for v in versions:
+        if v.get("storage"):
+            return str(v.get("name"))
+    return str(versions[0].get("name")) if versions else "v1"
+
+
+def _body(obj: dict[str, Any]) -> str:
+    return canonical({k: v for k, v in obj.items() if k != "metadata"})
+
+
+def _meta(obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata") or {}
+    if "resourceVersion" in meta:
+        meta = {k: v for k, v in meta.items() if k != "resourceVersion"}
+    return canonical(meta)
+
+
+def _entry(obj: dict[str, Any], rv: int) -> Entry:
+    meta = obj["metadata"]
+    ns = meta.get("namespace") or ""
+    name = meta["name"]
+    labels = meta.get("labels") or {}
+    owners = tuple(r.get("uid", "") for r in meta.get("ownerReferences") or [] if isinstance(r, dict))
+    return Entry(key=object_key(ns, name), namespace=ns, name=name, obj=obj, data=_body(obj), meta_data=_meta(obj),
+                 rv=rv, uid=meta.get("uid", ""), labels=dict(labels), owner_uids=owners)
+
+
+def _registry_key(kind: Kind, key: str) -> str:
+    prefix = f"/{kind.group}" if kind.group else ""
+    return f"/registry{prefix}/{kind.plural}/{key}"
+
+
+def _short(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"))[:200]
+
+
+def _json_type(v: Any) -> str:
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    return "object"
+
+
+_META_STRING_MAPS = ("labels", "annotations")
+_META_STRINGS = ("name", "generateName", "namespace", "uid", "resourceVersion", "creationTimestamp",
+                 "deletionTimestamp")
+
+
+def _check_meta_types(kind: Kind, meta: dict[str, Any]) -> None:
+    """Reject metadata a Go decoder could not unmarshal into ObjectMeta (400)."""
+    def fail(field_name: str, v: Any, go_type: str) -> None:
+        raise errors.bad_request(
+            f"json: cannot unmarshal {_json_type(v)} into Go struct field ObjectMeta.metadata.{field_name} "
+            f"of type {go_type}")
+
+    for f in _META_STRINGS:
+        v = meta.get(f)
+        if v is not None and not isinstance(v, str):
+            fail(f, v, "string")
+    for f in _META_STRING_MAPS:
+        v = meta.get(f)
+        if v is None:
+            continue
+        if not isinstance(v, dict):
+            fail(f, v, "map[string]string")
+        for val in v.values():
+            if val is not None and not isinstance(val, str):
+                fail(f, val, "string")
+    fins = meta.get("finalizers")
+    if fins is not None and (not isinstance(fins, list) or not all(isinstance(x, str) for x in fins)):
+        fail("finalizers", fins, "[]string")
+    refs = meta.get("ownerReferences")
+    if refs is not None and (not isinstance(refs, list) or not all(isinstance(x, dict) for x in refs)):
+        fail("ownerReferences", refs, "[]v1.OwnerReference")
+    gen = meta.get("generation")
+    if gen is not None and (isinstance(gen, bool) or not isinstance(gen, int)):
+        fail("generation", gen, "int64")
+    # drop explicit nulls the Go decoder would leave at zero
+    for f in [f for f, v in meta.items() if v is None]:
+        del meta[f]
+    for f in ("labels", "annotations", "finalizers", "ownerReferences"):
+        if f in meta and not meta[f]:
+            del meta[f]
+
+
+def _encode_continue(key: str, rv: int) -> str:
+    raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": key}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_continue(token: str) -> str:
+    try:
+        pad = "=" * (-len(token) % 4)
+        data = json.loads(base64.urlsafe_b64decode(token + pad))
+        return str(data["start"])
+    except (ValueError, KeyError, TypeError) as e:
+        raise errors.bad_request(f"continue key is not valid: {e}") from e

@@ -1,0 +1,196 @@
+"""The object store: one entry per object, with the indexes lists need.
+
+Each entry keeps the stored bytes (canonical JSON, compared to detect no-op
+writes as etcd's ``GuaranteedUpdate`` does) and a parsed snapshot that is
+never mutated after it is stored: readers get copies, watchers share it.
+Objects of one resource (group + plural) share a table whatever version
+they are read at. Keys are ``<namespace>/<name>`` (or ``<name>``), and lists
+come out in byte order of those keys, as etcd returns them.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def object_key(namespace: str, name: str) -> str:
+    """The storage key of an object: ``ns/name`` or ``name`` (cluster-scoped)."""
+    return f"{namespace}/{name}" if namespace else name
+
+
+@dataclass
+class Entry:
+    """One stored object."""
+
+    key: str
+    namespace: str
+    name: str
+    obj: dict[str, Any]
+    #: Canonical JSON of everything but metadata (generation and no-op checks).
+    data: str
+    #: Canonical JSON of metadata without resourceVersion (no-op checks).
+    meta_data: str
+    rv: int
+    uid: str
+    labels: dict[str, str]
+    owner_uids: tuple[str, ...]
+
+
+@dataclass
+class Table:
+    """The objects of one resource (group + plural)."""
+
+    group: str
+    plural: str
+    entries: dict[str, Entry] = field(default_factory=dict)
+    keys: list[str] = field(default_factory=list)
+    by_namespace: dict[str, set[str]] = field(default_factory=dict)
+    by_label: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+
+    def get(self, namespace: str, name: str) -> Entry | None:
+        """The entry at that key, if any."""
+        return self.entries.get(object_key(namespace, name))
+
+    def put(self, entry: Entry) -> Entry | None:
+        """Insert or replace an entry, keeping indexes; returns the previous entry."""
+        old = self.entries.get(entry.key)
+        if old is not None:
+            self._unindex(old)
+        else:
+            bisect.insort(self.keys, entry.key, key=_byte_key)
+            self.by_namespace.setdefault(entry.namespace, set()).add(entry.key)
+        self.entries[entry.key] = entry
+        for kv in entry.labels.items():
+            self.by_label.setdefault(kv, set()).add(entry.key)
+        return old
+
+    def remove(self, key: str) -> Entry | None:
+        """Remove an entry by key; returns it."""
+        old = self.entries.pop(key, None)
+        if old is None:
+            return None
+        self._unindex(old)
+        i = bisect.bisect_left(self.keys, _byte_key(key), key=_byte_key)
+        if i < len(self.keys) and self.keys[i] == key:
+            del self.keys[i]
+        ns = self.by_namespace.get(old.namespace)
+        if ns is not None:
+            ns.discard(key)
+            if not ns:
+                del self.by_namespace[old.namespace]
+        return old
+
+    def _unindex(self, entry: Entry) -> None:
+        for kv in entry.labels.items():
+            s = self.by_label.get(kv)
+            if s is not None:
+                s.discard(entry.key)
+                if not s:
+                    del self.by_label[kv]
+
+    def candidates(self, namespace: str | None, label_terms: Iterable[tuple[str, frozenset[str]]] = ()) -> Iterator[Entry]:
+        """Entries in storage-key order, narrowed by namespace and label index terms.
+
+        ``label_terms`` are (key, allowed values) pairs every match must satisfy; the
+        smallest index set is used, so a selective selector does not scan the table.
+        """
+        best: set[str] | None = None
+        for key, values in label_terms:
+            s: set[str] = set()
+            for v in values:
+                s |= self.by_label.get((key, v), set())
+            if best is None or len(s) < len(best):
+                best = s
+            if not best:
+                return iter(())
+        if namespace:
+            ns_keys = self.by_namespace.get(namespace, set())
+            best = ns_keys if best is None else (best & ns_keys)
+        if best is None:
+            return (self.entries[k] for k in list(self.keys))
+        return (self.entries[k] for k in sorted(best, key=_byte_key))
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+def _byte_key(key: str) -> bytes:
+    return key.encode()
+
+
+class Store:
+    """All tables, plus the owner index used by the garbage collector."""
+
+    def __init__(self) -> None:
+        self.tables: dict[tuple[str, str], Table] = {}
+        #: owner uid -> {(group, plural, key)}
+        self.dependents: dict[str, set[tuple[str, str, str]]] = {}
+        #: uid -> (group, plural, key)
+        self.by_uid: dict[str, tuple[str, str, str]] = {}
+
+    def table(self, group: str, plural: str) -> Table:
+        """The table of a resource, created on first use."""
+        t = self.tables.get((group, plural))
+        if t is None:
+            t = self.tables[(group, plural)] = Table(group, plural)
+        return t
+
+    def put(self, table: Table, entry: Entry) -> Entry | None:
+        """Store an entry, keeping the owner and uid indexes."""
+        old = table.put(entry)
+        ref = (table.group, table.plural, entry.key)
+        if old is not None:
+            for u in old.owner_uids:
+                s = self.dependents.get(u)
+                if s is not None:
+                    s.discard(ref)
+                    if not s:
+                        del self.dependents[u]
+            if old.uid != entry.uid:
+                self.by_uid.pop(old.uid, None)
+        for u in entry.owner_uids:
+            self.dependents.setdefault(u, set()).add(ref)
+        self.by_uid[entry.uid] = ref
+        return old
+
+    def remove(self, table: Table, key: str) -> Entry | None:
+        """Remove an entry, keeping the owner and uid indexes."""
+        old = table.remove(key)
+        if old is None:
+            return None
+        ref = (table.group, table.plural, key)
+        for u in old.owner_uids:
+            s = self.dependents.get(u)
+            if s is not None:
+                s.discard(ref)
+                if not s:
+                    del self.dependents[u]
+        if self.by_uid.get(old.uid) == ref:
+            del self.by_uid[old.uid]
+        return old
+
+    def dependents_of(self, uid: str) -> list[tuple[str, str, str]]:
+        """(group, plural, key) of every object with an owner reference to ``uid``, sorted."""
+        return sorted(self.dependents.get(uid, ()))
+
+    def lookup_uid(self, uid: str) -> Entry | None:
+        """The entry with this uid, if stored."""
+        ref = self.by_uid.get(uid)
+        if ref is None:
+            return None
+        t = self.tables.get((ref[0], ref[1]))
+        return t.entries.get(ref[2]) if t else None
+
+    def drop_table(self, group: str, plural: str) -> list[Entry]:
+        """Remove a whole table (its CRD is gone); returns its entries in key order."""
+        t = self.tables.get((group, plural))
+        if t is None:
+            return []
+        out = [t.entries[k] for k in list(t.keys)]
+        for e in out:
+            self.remove(t, e.key)
+        del self.tables[(group, plural)]
+        return out

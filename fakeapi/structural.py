@@ -1,0 +1,298 @@
+"""The CRD request pipeline on a structural schema (reference §6.1), in place on a JSON object.
+
+Ports of ``apiextensions-apiserver/pkg/apiserver/schema``: ``pruning.PruneWithOptions``
+(:func:`prune`), ``defaulting.PruneNonNullableNullsWithoutDefaults``
+(:func:`drop_nulls`) and ``defaulting.Default`` (:func:`apply_defaults`).
+
+Schemas are inline structural OpenAPI v3 dicts (a CRD's ``openAPIV3Schema``):
+``properties``, ``additionalProperties``, ``items``, ``nullable``, ``default``,
+``x-kubernetes-preserve-unknown-fields``, ``x-kubernetes-embedded-resource``.
+The functions only walk the data present, never the whole schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import openapi
+from .jsonutil import fast_copy
+
+Schema = dict[str, Any]
+
+_META_FIELDS = frozenset({"apiVersion", "kind", "metadata"})
+_PRESERVE = "x-kubernetes-preserve-unknown-fields"
+_EMBEDDED = "x-kubernetes-embedded-resource"
+
+
+def _object_meta_schema() -> Schema:
+    """The structural schema ObjectMeta is pruned with (known fields only, recursively)."""
+    global _OBJECT_META
+    if _OBJECT_META is None:
+        _OBJECT_META = inline_builtin(openapi.OBJECT_META)
+    return _OBJECT_META
+
+
+_OBJECT_META: Schema | None = None
+
+
+# --- pruning --------------------------------------------------------------------------------
+
+
+def prune(obj: dict[str, Any], schema: Schema | None) -> list[str]:
+    """Delete the fields ``schema`` does not know, in place; return their paths.
+
+    The root keeps ``apiVersion``, ``kind`` and ``metadata`` (metadata pruned to
+    the ObjectMeta fields), as do ``x-kubernetes-embedded-resource`` nodes.
+    ``x-kubernetes-preserve-unknown-fields`` keeps unknown keys while known
+    properties are still pruned by their own schemas. Paths are written like
+    the apiserver's warnings: ``spec.unknown``, ``spec.items[0].x``.
+    """
+    pruned: list[str] = []
+    s = schema or {}
+    if s.get(_PRESERVE):
+        _skip_prune(obj, s, "", pruned, True)
+    else:
+        _prune_object(obj, s, "", pruned, True)
+    return pruned
+
+
+def _prune_meta(meta: Any, path: str, pruned: list[str]) -> None:
+    if type(meta) is dict:
+        _prune(meta, _object_meta_schema(), path, pruned)
+
+
+def _prune_object(x: dict[str, Any], s: Schema, path: str, pruned: list[str], embedded: bool) -> None:
+    """Prune a map ``x`` against object schema ``s`` (which is not preserve-unknown)."""
+    props = s.get("properties")
+    ap = s.get("additionalProperties")
+    drop: list[str] | None = None
+    for k, v in x.items():
+        if embedded and k in _META_FIELDS:
+            if k == "metadata":
+                _prune_meta(v, f"{path}.metadata" if path else "metadata", pruned)
+            continue
+        sub = props.get(k) if props is not None else None
+        if sub is None:
+            if ap is None or ap is False:
+                if drop is None:
+                    drop = []
+                drop.append(k)
+                continue
+            sub = ap if type(ap) is dict else None
+        tv = type(v)
+        if tv is dict or tv is list:
+            _prune(v, sub, f"{path}.{k}" if path else k, pruned)
+    if drop:
+        for k in drop:
+            del x[k]
+            pruned.append(f"{path}.{k}" if path else k)
+
+
+def _prune(x: Any, s: Schema | None, path: str, pruned: list[str]) -> None:
+    tx = type(x)
+    if s is not None and s.get(_PRESERVE):
+        _skip_prune(x, s, path, pruned, bool(s.get(_EMBEDDED)))
+        return
+    if tx is dict:
+        if s is None:
+            for k in list(x):
+                del x[k]
+                pruned.append(f"{path}.{k}")
+            return
+        _prune_object(x, s, path, pruned, bool(s.get(_EMBEDDED)))
+    elif tx is list:
+        it = s.get("items") if s is not None else None
+        for i, v in enumerate(x):
+            tv = type(v)
+            if tv is dict or tv is list:
+                _prune(v, it, f"{path}[{i}]", pruned)
+
+
+def _skip_prune(x: Any, s: Schema, path: str, pruned: list[str], embedded: bool) -> None:
+    tx = type(x)
+    if tx is dict:
+        props = s.get("properties")
+        ap = s.get("additionalProperties")
+        for k, v in x.items():
+            if embedded and k in _META_FIELDS:
+                if k == "metadata":
+                    _prune_meta(v, f"{path}.metadata" if path else "metadata", pruned)
+                continue
+            sub = props.get(k) if props is not None else None
+            if sub is None:
+                if type(ap) is not dict:
+                    continue
+                sub = ap
+            tv = type(v)
+            if tv is dict or tv is list:
+                _prune(v, sub, f"{path}.{k}" if path else k, pruned)
+    elif tx is list:
+        it = s.get("items")
+        if it is None:
+            return
+        for i, v in enumerate(x):
+            tv = type(v)
+            if tv is dict or tv is list:
+                _skip_prune(v, it, f"{path}[{i}]", pruned, bool(it.get(_EMBEDDED)))
+
+
+# --- nulls ----------------------------------------------------------------------------------
+
+
+def drop_nulls(obj: Any, schema: Schema | None) -> None:
+    """Drop ``null`` map entries whose schema is neither nullable nor defaulted, in place.
+
+    Array elements are kept (they then fail validation), as the apiserver does.
+    """
+    if schema is None:
+        return
+    tx = type(obj)
+    if tx is dict:
+        props = schema.get("properties")
+        ap = schema.get("additionalProperties")
+        drop: list[str] | None = None
+        for k, v in obj.items():
+            sub = props.get(k) if props is not None else None
+            if sub is None:
+                if type(ap) is not dict:
+                    continue
+                sub = ap
+            if v is None:
+                if not sub.get("nullable") and "default" not in sub:
+                    if drop is None:
+                        drop = []
+                    drop.append(k)
+            elif type(v) is dict or type(v) is list:
+                drop_nulls(v, sub)
+        if drop:
+            for k in drop:
+                del obj[k]
+    elif tx is list:
+        it = schema.get("items")
+        if it is not None:
+            for v in obj:
+                if type(v) is dict or type(v) is list:
+                    drop_nulls(v, it)
+
+
+# --- defaults -------------------------------------------------------------------------------
+
+
+def apply_defaults(obj: Any, schema: Schema | None) -> None:
+    """Apply schema defaults top-down, in place (``defaulting.Default``).
+
+    A key is defaulted when absent or a non-nullable ``null``; the default is
+    deep-copied; defaults only materialize inside objects that exist (or were
+    themselves just defaulted).
+    """
+    if schema is None:
+        return
+    tx = type(obj)
+    if tx is dict:
+        props = schema.get("properties")
+        if props is not None:
+            for k, dsub in _defaulted_props(schema):
+                if k not in obj or (obj[k] is None and not dsub.get("nullable")):
+                    obj[k] = fast_copy(dsub["default"])
+        ap = schema.get("additionalProperties")
+        for k, v in obj.items():
+            sub = props.get(k) if props is not None else None
+            if sub is None:
+                if type(ap) is not dict:
+                    continue
+                sub = ap
+                if v is None and not sub.get("nullable") and "default" in sub:
+                    v = obj[k] = fast_copy(sub["default"])
+            if type(v) is dict or type(v) is list:
+                apply_defaults(v, sub)
+    elif tx is list:
+        it = schema.get("items")
+        if it is None:
+            return
+        has_default = "default" in it and not it.get("nullable")
+        for i, v in enumerate(obj):
+            if v is None and has_default:
+                v = obj[i] = fast_copy(it["default"])
+            if type(v) is dict or type(v) is list:
+                apply_defaults(v, it)
+
+
+_DEFAULTED: dict[int, tuple[Schema, list[tuple[str, Schema]]]] = {}
+
+
+def _defaulted_props(schema: Schema) -> list[tuple[str, Schema]]:
+    """The properties of an object schema that carry a default (cached per schema node)."""
+    hit = _DEFAULTED.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    props = schema.get("properties") or {}
+    out = [(k, sub) for k, sub in props.items() if type(sub) is dict and "default" in sub]
+    _DEFAULTED[id(schema)] = (schema, out)
+    return out
+
+
+def has_defaults(schema: Schema | None) -> bool:
+    """True when any node of a structural schema has a ``default`` (lets callers skip defaulting)."""
+    if not isinstance(schema, dict):
+        return False
+    if "default" in schema:
+        return True
+    for key in ("properties",):
+        sub = schema.get(key)
+        if isinstance(sub, dict) and any(has_defaults(v) for v in sub.values()):
+            return True
+    return has_defaults(schema.get("items")) or has_defaults(schema.get("additionalProperties"))
+
+
+# --- built-in schemas in structural form ------------------------------------------------------
+
+
+_INLINE: dict[str, Schema] = {}
+
+
+def inline_builtin(name: str) -> Schema:
+    """A built-in definition as a structural-like tree, for :func:`prune` / :func:`drop_nulls`.
+
+    Unlike :func:`openapi.structural_from_definition` this does not copy: each
+    definition becomes one shared node (recursive types stay finite), and only
+    what pruning needs is kept (``properties``, ``additionalProperties``,
+    ``items``, preserve-unknown for free-form nodes, ``nullable``).
+    """
+    hit = _INLINE.get(name)
+    if hit is not None:
+        return hit
+    out: Schema = {}
+    _INLINE[name] = out
+    out.update(_inline_node(openapi.definitions()[name]))
+    return out
+
+
+def inline_builtin_root(root: Schema) -> Schema:
+    """A built-in kind's root schema (from :func:`openapi.builtin_schema`) in inline form."""
+    return _inline_node(root)
+
+
+def _inline_node(node: Schema) -> Schema:
+    ref = node.get("$ref")
+    if type(ref) is str:
+        return inline_builtin(openapi.ref_name(ref))
+    out: Schema = {}
+    t = node.get("type")
+    types = [t] if isinstance(t, str) else list(t or [])
+    if "null" in types:
+        out["nullable"] = True
+    props = node.get("properties")
+    if props:
+        out["properties"] = {k: _inline_node(v) for k, v in props.items()}
+    ap = node.get("additionalProperties")
+    if isinstance(ap, dict):
+        out["additionalProperties"] = _inline_node(ap)
+    it = node.get("items")
+    if isinstance(it, dict):
+        out["items"] = _inline_node(it)
+    if not props and not isinstance(ap, dict) and not isinstance(it, dict):
+        non_null = [x for x in types if x != "null"]
+        if not non_null or non_null == ["object"]:
+            # free-form JSON, RawExtension, FieldsV1: Go keeps the raw content
+            out[_PRESERVE] = True
+    return out
