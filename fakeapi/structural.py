@@ -77,6 +77,7 @@ def _prune_object(x: dict[str, Any], s: Schema, path: str, pruned: list[str], em
                 if drop is None:
                     drop = []
                 drop.append(k)
+                pruned.append(f"{path}.{k}" if path else k)
                 continue
             sub = ap if type(ap) is dict else None
         tv = type(v)
@@ -85,7 +86,6 @@ def _prune_object(x: dict[str, Any], s: Schema, path: str, pruned: list[str], em
     if drop:
         for k in drop:
             del x[k]
-            pruned.append(f"{path}.{k}" if path else k)
 
 
 def _prune(x: Any, s: Schema | None, path: str, pruned: list[str]) -> None:

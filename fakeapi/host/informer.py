@@ -275,7 +275,7 @@ def _label_matcher(labels: LabelsArg) -> Callable[[dict[str, str]], bool] | None
     from ..selectors import parse_label_selector, selector_from_map
 
     sel = parse_label_selector(labels) if isinstance(labels, str) else selector_from_map(labels)
-    return sel.matches  # type: ignore[no-any-return]
+    return sel.matches
 
 
 def _field_matcher(fields: FieldsArg) -> Callable[[Obj], bool] | None:
@@ -305,10 +305,10 @@ class CacheReader:
 
     def _decode(self, kind: Kind, obj: Obj) -> Obj:
         if kind.go_type is None:
-            return fast_copy(obj)  # type: ignore[no-any-return]
+            return fast_copy(obj)
         from ..gomodel import go_roundtrip
 
-        return go_roundtrip(obj, kind.go_type)  # type: ignore[no-any-return]
+        return go_roundtrip(obj, kind.go_type)
 
     def _fault(self, verb: str, kind: Kind, namespace: str, name: str) -> FaultRule | None:
         faults = self.api.faults

@@ -1,0 +1,818 @@
+"""The Go type model: what a Go client holds after decoding JSON into a typed struct.
+
+A Go controller never sees JSON: it sees structs. Decoding drops unknown
+fields and turns ``null``/absent into zero values; encoding applies
+``omitempty`` (drops ``false``/``0``/``""``/nil pointers/empty slices and maps,
+never struct values), re-emits non-omitempty zeros, writes ``metav1.Time`` at
+second precision (``null`` when zero) and quantities in canonical form.
+:func:`go_roundtrip` reproduces that, driven by a :class:`GoType` per kind:
+derived from the kubernetes-validate definitions for built-in kinds
+(:func:`builtin_go_type`) and from a CRD schema plus overrides for custom kinds
+(:func:`go_type_from_structural`). See shared/DESIGN.md "Go type model" and the
+reference §7.1-7.2.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
+from typing import Any
+
+from . import openapi
+from .jsonutil import fast_copy
+from .quantity import canonical_quantity
+
+KINDS = frozenset(
+    {"struct", "slice", "map", "string", "int", "float", "bool", "time", "quantity", "intorstring", "any"}
+)
+_VALUE_KINDS = frozenset({"struct", "time", "quantity", "intorstring"})  # Go structs: never omitempty-dropped
+
+
+class GoDecodeError(ValueError):
+    """A JSON value a Go struct cannot hold (``json: cannot unmarshal …``)."""
+
+
+class GoType:
+    """A Go type: ``kind`` is one of :data:`KINDS`; structs have ``fields``, slices/maps ``elem``.
+
+    ``name`` is informational (the definition or path it came from); ``micro``
+    marks ``metav1.MicroTime`` (microsecond precision) for kind ``time``.
+    """
+
+    __slots__ = ("_absent", "_plan", "_zero", "elem", "fields", "kind", "micro", "name")
+
+    def __init__(
+        self,
+        kind: str,
+        fields: dict[str, GoField] | None = None,
+        elem: GoType | None = None,
+        *,
+        name: str = "",
+        micro: bool = False,
+    ) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"unknown Go kind {kind!r}")
+        self.kind = kind
+        self.fields: dict[str, GoField] = fields if fields is not None else {}
+        self.elem = elem
+        self.name = name
+        self.micro = micro
+        self._plan: dict[str, Callable[[Any], Any]] | None = None
+        self._absent: list[tuple[str, Callable[[], Any]]] = []
+        self._zero: Any = None
+
+    def __repr__(self) -> str:
+        if self.kind == "struct":
+            return f"GoType(struct {self.name or '?'} {len(self.fields)} fields)"
+        if self.kind in ("slice", "map"):
+            return f"GoType({self.kind} of {self.elem!r})"
+        return f"GoType({self.kind})"
+
+    def field(self, name: str) -> GoField | None:
+        """The field with JSON name ``name`` (structs), or None."""
+        return self.fields.get(name)
+
+
+@dataclass(frozen=True)
+class GoField:
+    """One struct field: JSON name, ``omitempty``, pointer or value, its type.
+
+    ``omitzero`` (Go 1.24) drops a zero struct value, as ``metadata.creationTimestamp`` is tagged.
+    """
+
+    name: str
+    omitempty: bool
+    pointer: bool
+    type: GoType
+    omitzero: bool = False
+
+
+# Shared scalar types.
+STRING = GoType("string")
+INT = GoType("int")
+FLOAT = GoType("float")
+BOOL = GoType("bool")
+TIME = GoType("time")
+MICRO_TIME = GoType("time", micro=True)
+QUANTITY = GoType("quantity")
+INT_OR_STRING = GoType("intorstring")
+ANY = GoType("any")
+
+
+def struct(name: str, fields: list[GoField]) -> GoType:
+    """Build a struct type from fields (a helper for hand-written models and tests)."""
+    return GoType("struct", {f.name: f for f in fields}, name=name)
+
+
+def slice_of(elem: GoType) -> GoType:
+    """``[]elem``."""
+    return GoType("slice", elem=elem)
+
+
+def map_of(elem: GoType) -> GoType:
+    """``map[string]elem``."""
+    return GoType("map", elem=elem)
+
+
+# --- built-in kinds: the exceptions to the schema-derived rules ------------------------------
+
+_CORE = "io.k8s.api.core.v1."
+_META = "io.k8s.apimachinery.pkg.apis.meta.v1."
+
+# Object ($ref) fields that are Go struct *values*, not pointers (besides metadata/spec/status
+# of a kind and every ObjectMeta). A value struct is always emitted, as {} when empty.
+VALUE_STRUCT_FIELDS: frozenset[tuple[str, str]] = frozenset(
+    {
+        (_CORE + "PodTemplateSpec", "metadata"),
+        (_CORE + "PodTemplateSpec", "spec"),
+        (_CORE + "PersistentVolumeClaimTemplate", "spec"),
+        (_CORE + "Container", "resources"),
+        (_CORE + "EphemeralContainer", "resources"),
+        (_CORE + "ContainerStatus", "state"),
+        (_CORE + "ContainerStatus", "lastState"),
+        (_CORE + "Event", "involvedObject"),
+        (_CORE + "Event", "source"),
+        (_CORE + "PreferredSchedulingTerm", "preference"),
+        (_CORE + "WeightedPodAffinityTerm", "podAffinityTerm"),
+        (_CORE + "PersistentVolumeClaimSpec", "resources"),
+        ("io.k8s.api.rbac.v1.RoleBinding", "roleRef"),
+        ("io.k8s.api.rbac.v1.ClusterRoleBinding", "roleRef"),
+        ("io.k8s.api.apps.v1.DeploymentSpec", "template"),
+        ("io.k8s.api.apps.v1.DeploymentSpec", "strategy"),
+        ("io.k8s.api.apps.v1.ReplicaSetSpec", "template"),
+        ("io.k8s.api.apps.v1.StatefulSetSpec", "template"),
+        ("io.k8s.api.apps.v1.StatefulSetSpec", "updateStrategy"),
+        ("io.k8s.api.apps.v1.DaemonSetSpec", "template"),
+        ("io.k8s.api.apps.v1.DaemonSetSpec", "updateStrategy"),
+        ("io.k8s.api.batch.v1.JobSpec", "template"),
+        ("io.k8s.api.batch.v1.CronJobSpec", "jobTemplate"),
+        ("io.k8s.api.batch.v1.JobTemplateSpec", "metadata"),
+        ("io.k8s.api.batch.v1.JobTemplateSpec", "spec"),
+        ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec", "names"),
+        ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus", "acceptedNames"),
+    }
+)
+
+# Optional scalar fields that are Go pointers (*bool, *int32, *int64, *string): a pointer keeps
+# false/0/"" (only nil is omitted) and nil differs from the zero value in comparisons.
+_PTR: dict[str, tuple[str, ...]] = {
+    "AppArmorProfile": ("localhostProfile",),
+    "AzureDiskVolumeSource": ("cachingMode", "fsType", "readOnly", "kind"),
+    "CSIVolumeSource": ("readOnly", "fsType"),
+    "ClusterTrustBundleProjection": ("name", "signerName", "optional"),
+    "ConfigMap": ("immutable",),
+    "ConfigMapEnvSource": ("optional",),
+    "ConfigMapKeySelector": ("optional",),
+    "ConfigMapProjection": ("optional",),
+    "ConfigMapVolumeSource": ("defaultMode", "defaultUser", "optional"),
+    "Container": ("restartPolicy",),
+    "ContainerStatus": ("started", "stopSignal"),
+    "DownwardAPIVolumeFile": ("mode", "user"),
+    "DownwardAPIVolumeSource": ("defaultMode", "defaultUser"),
+    "EmptyDirVolumeSource": ("mode",),
+    "EphemeralContainer": ("restartPolicy",),
+    "FCVolumeSource": ("lun",),
+    "FileKeySelector": ("optional",),
+    "GRPCAction": ("service",),
+    "HostPathVolumeSource": ("type",),
+    "ISCSIVolumeSource": ("initiatorName",),
+    "KeyToPath": ("mode", "user"),
+    "Lifecycle": ("stopSignal",),
+    "PersistentVolumeClaimSpec": ("storageClassName", "volumeMode", "volumeAttributesClassName"),
+    "PodCertificateProjection": ("maxExpirationSeconds", "user"),
+    "PodDNSConfigOption": ("value",),
+    "PodResourceClaim": ("resourceClaimName", "resourceClaimTemplateName"),
+    "PodResourceClaimStatus": ("resourceClaimName",),
+    "PodSchedulingGroup": ("podGroupName",),
+    "PodSecurityContext": (
+        "runAsUser", "runAsGroup", "runAsNonRoot", "fsGroup", "fsGroupChangePolicy",
+        "supplementalGroupsPolicy", "seLinuxChangePolicy",
+    ),
+    "PodSpec": (
+        "activeDeadlineSeconds", "automountServiceAccountToken", "enableServiceLinks", "hostUsers",
+        "hostnameOverride", "preemptionPolicy", "priority", "runtimeClassName", "setHostnameAsFQDN",
+        "shareProcessNamespace", "terminationGracePeriodSeconds",
+    ),
+    "Probe": ("terminationGracePeriodSeconds",),
+    "ProjectedVolumeSource": ("defaultMode", "defaultUser"),
+    "Secret": ("immutable",),
+    "SecretEnvSource": ("optional",),
+    "SecretKeySelector": ("optional",),
+    "SecretProjection": ("optional",),
+    "SecretVolumeSource": ("defaultMode", "defaultUser", "optional"),
+    "SecurityContext": (
+        "allowPrivilegeEscalation", "privileged", "procMount", "readOnlyRootFilesystem", "runAsGroup",
+        "runAsNonRoot", "runAsUser",
+    ),
+    "ServiceAccount": ("automountServiceAccountToken",),
+    "ServiceAccountTokenProjection": ("expirationSeconds",),
+    "Toleration": ("tolerationSeconds",),
+    "TopologySpreadConstraint": ("minDomains", "nodeAffinityPolicy", "nodeTaintsPolicy"),
+    "TypedLocalObjectReference": ("apiGroup",),
+    "TypedObjectReference": ("apiGroup", "namespace"),
+    "VolumeMount": ("mountPropagation", "recursiveReadOnly"),
+    "VolumeMountStatus": ("recursiveReadOnly",),
+    "WindowsSecurityContextOptions": ("gmsaCredentialSpecName", "gmsaCredentialSpec", "runAsUserName", "hostProcess"),
+}
+POINTER_FIELDS: frozenset[tuple[str, str]] = frozenset(
+    {(_CORE + d, f) for d, fs in _PTR.items() for f in fs}
+    | {
+        (_META + "ObjectMeta", "deletionGracePeriodSeconds"),
+        (_META + "ObjectMeta", "deletionTimestamp"),
+        (_META + "OwnerReference", "controller"),
+        (_META + "OwnerReference", "blockOwnerDeletion"),
+        (_META + "ManagedFieldsEntry", "time"),
+        (_CORE + "PodStatus", "startTime"),
+        (_CORE + "EmptyDirVolumeSource", "sizeLimit"),
+        ("io.k8s.api.batch.v1.JobStatus", "startTime"),
+        ("io.k8s.api.batch.v1.JobStatus", "completionTime"),
+        ("io.k8s.api.coordination.v1.LeaseSpec", "acquireTime"),
+        ("io.k8s.api.coordination.v1.LeaseSpec", "renewTime"),
+    }
+)
+
+# Optional fields tagged without omitempty (zero values are sent).
+NON_OMITEMPTY_FIELDS: frozenset[tuple[str, str]] = frozenset(
+    {
+        (_CORE + "Event", "reportingComponent"),
+        (_CORE + "Event", "reportingInstance"),
+    }
+)
+
+# IntOrString fields that are struct values although optional (zero is sent as 0).
+_VALUE_INT_OR_STRING: frozenset[tuple[str, str]] = frozenset({(_CORE + "ServicePort", "targetPort")})
+
+
+def _is_kind_def(node: dict[str, Any]) -> bool:
+    return bool(node.get("x-kubernetes-group-version-kind"))
+
+
+_BUILTIN: dict[str, GoType] = {}
+
+
+def builtin_go_type(definition_or_kind: str, api_version: str | None = None) -> GoType:
+    """The Go type of a built-in definition (``io.k8s.api.core.v1.PodTemplateSpec``) or kind (``Pod``).
+
+    Derived from the kubernetes-validate schemas: a property in ``required`` is
+    not omitempty; object fields are pointers except kinds' metadata/spec/status,
+    ObjectMeta and :data:`VALUE_STRUCT_FIELDS`; optional scalars are values
+    except :data:`POINTER_FIELDS`. A kind without ``api_version`` prefers ``v1``
+    of the core group.
+    """
+    defs = openapi.definitions()
+    name = definition_or_kind
+    if name not in defs:
+        found = openapi.definition_name(name, api_version or "v1")
+        if found is None and api_version is None:
+            found = _find_kind(name)
+        if found is None:
+            raise KeyError(f"no built-in definition for {definition_or_kind!r}")
+        name = found
+    return _def_type(name)
+
+
+@lru_cache(maxsize=128)
+def _find_kind(kind: str) -> str | None:
+    for name, node in openapi.definitions().items():
+        for g in node.get("x-kubernetes-group-version-kind") or ():
+            if g.get("kind") == kind and not re.search(r"(alpha|beta)", str(g.get("version"))):
+                return name
+    return None
+
+
+def _def_type(name: str) -> GoType:
+    hit = _BUILTIN.get(name)
+    if hit is not None:
+        return hit
+    special = _special_type(name)
+    if special is not None:
+        return special
+    node = openapi.definitions()[name]
+    t = GoType("struct", name=name.rpartition(".")[2])
+    _BUILTIN[name] = t
+    props = node.get("properties") or {}
+    if not props:
+        t.kind = "map" if isinstance(node.get("additionalProperties"), dict) else "any"
+        if t.kind == "map":
+            t.elem = _prop_type(name, "", node["additionalProperties"])[0]
+        return t
+    required = set(node.get("required") or ())
+    kind_def = _is_kind_def(node)
+    for p, sub in props.items():
+        ft, is_obj = _prop_type(name, p, sub)
+        omitempty = p not in required and (name, p) not in NON_OMITEMPTY_FIELDS
+        if is_obj:
+            value = (kind_def and p in ("metadata", "spec", "status")) or (name, p) in VALUE_STRUCT_FIELDS
+            if ft.name == "ObjectMeta" or ft.name == "ListMeta":
+                value = True
+            pointer = not value
+        elif ft.kind in ("time", "quantity"):
+            pointer = (name, p) in POINTER_FIELDS
+        elif ft.kind == "intorstring":
+            pointer = p not in required and (name, p) not in _VALUE_INT_OR_STRING
+        elif ft.kind in ("string", "int", "float", "bool"):
+            pointer = (name, p) in POINTER_FIELDS
+        else:
+            pointer = False
+        omitzero = name == _META + "ObjectMeta" and p == "creationTimestamp"
+        t.fields[p] = GoField(p, omitempty, pointer, ft, omitzero)
+    return t
+
+
+def _special_type(name: str) -> GoType | None:
+    if name == openapi.QUANTITY:
+        return QUANTITY
+    if name == openapi.INT_OR_STRING:
+        return INT_OR_STRING
+    if name == openapi.TIME:
+        return TIME
+    if name == openapi.MICRO_TIME:
+        return MICRO_TIME
+    if name.endswith((".RawExtension", ".FieldsV1", ".JSON")):
+        return ANY
+    return None
+
+
+def _prop_type(owner: str, prop: str, node: dict[str, Any]) -> tuple[GoType, bool]:
+    """(type, is a struct reference) of a property schema."""
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        t = _def_type(openapi.ref_name(ref))
+        return t, t.kind == "struct"
+    types = [x for x in ([node["type"]] if isinstance(node.get("type"), str) else node.get("type") or []) if x != "null"]
+    if "oneOf" in node or "anyOf" in node:
+        return ANY, False
+    kind = types[0] if types else ""
+    if kind == "string":
+        return STRING, False
+    if kind == "integer":
+        return INT, False
+    if kind == "number":
+        return FLOAT, False
+    if kind == "boolean":
+        return BOOL, False
+    if kind == "array":
+        it = node.get("items")
+        return slice_of(_prop_type(owner, prop, it)[0] if isinstance(it, dict) else ANY), False
+    if kind == "object":
+        ap = node.get("additionalProperties")
+        if isinstance(ap, dict):
+            return map_of(_prop_type(owner, prop, ap)[0]), False
+        return ANY, False
+    return ANY, False
+
+
+# --- custom kinds from a structural schema -----------------------------------------------------
+
+Override = str | GoType | GoField | tuple[GoType, str]
+
+
+def go_type_from_structural(schema: dict[str, Any], *, overrides: dict[str, Override] | None = None) -> GoType:
+    """The Go type of a custom kind whose Go structs are hand-written, from its CRD schema.
+
+    Every field is omitempty; objects are pointers except the top-level
+    metadata/spec/status (value structs; metadata is ``metav1.ObjectMeta``);
+    ``x-kubernetes-preserve-unknown-fields`` nodes are ``any``; int-or-string
+    and date-time fields are pointers to IntOrString / Quantity (when the
+    quantity pattern is set) / ``metav1.Time``. ``overrides`` maps dotted paths
+    (``spec.minRunners``, ``spec.items[].name``) to ``"ptr"``, ``"struct"``
+    (a value, never omitted when a struct), ``"no-omit"``, ``"omit"``, several
+    joined by commas, a :class:`GoType` (the field's type, e.g. an embedded
+    ``builtin_go_type("io.k8s.api.core.v1.PodTemplateSpec")``), a tuple
+    ``(GoType, "struct")``, or a full :class:`GoField`.
+    """
+    ov = dict(overrides or {})
+    root = _structural_type(schema, "", ov)
+    if root.kind != "struct":
+        root = GoType("struct", name="root")
+    fields = dict(root.fields)
+    for p in ("apiVersion", "kind"):
+        if p not in fields:
+            fields[p] = GoField(p, True, False, STRING)
+    fields["metadata"] = GoField("metadata", True, False, builtin_go_type(openapi.OBJECT_META))
+    for p in ("spec", "status"):
+        f = fields.get(p)
+        if f is not None and p not in ov and f.type.kind == "struct":
+            fields[p] = GoField(p, True, False, f.type)
+    for p, f in fields.items():
+        if p in ov:
+            fields[p] = _apply_override(f, ov[p])
+    root.fields = fields
+    root.name = root.name or "root"
+    return root
+
+
+def _apply_override(f: GoField, o: Override) -> GoField:
+    if isinstance(o, GoField):
+        return o
+    if isinstance(o, GoType):
+        pointer = f.pointer or (o.kind == "struct" and f.type.kind != "struct")
+        return GoField(f.name, f.omitempty, pointer, o)
+    if isinstance(o, tuple):
+        return _apply_override(_apply_override(f, o[0]), o[1])
+    omitempty, pointer = f.omitempty, f.pointer
+    for flag in (x.strip() for x in o.split(",")):
+        if flag == "ptr":
+            pointer = True
+        elif flag in ("struct", "value"):
+            pointer = False
+        elif flag == "no-omit":
+            omitempty = False
+        elif flag == "omit":
+            omitempty = True
+        elif flag:
+            raise ValueError(f"unknown Go type override {flag!r}")
+    return GoField(f.name, omitempty, pointer, f.type, f.omitzero)
+
+
+def _structural_type(node: dict[str, Any], path: str, ov: dict[str, Override]) -> GoType:
+    if node.get("x-kubernetes-preserve-unknown-fields") or node.get("x-kubernetes-embedded-resource"):
+        return ANY
+    if node.get("x-kubernetes-int-or-string"):
+        return QUANTITY if node.get("pattern") == openapi.QUANTITY_PATTERN else INT_OR_STRING
+    t = node.get("type")
+    if t == "string":
+        return TIME if node.get("format") == "date-time" else STRING
+    if t == "integer":
+        return INT
+    if t == "number":
+        return FLOAT
+    if t == "boolean":
+        return BOOL
+    if t == "array":
+        it = node.get("items")
+        elem_path = path + "[]"
+        elem = _override_type(ov.get(elem_path)) or (_structural_type(it, elem_path, ov) if isinstance(it, dict) else ANY)
+        return slice_of(elem)
+    if t == "object" or "properties" in node:
+        props = node.get("properties")
+        ap = node.get("additionalProperties")
+        if not props:
+            if isinstance(ap, dict):
+                elem_path = path + "{}"
+                return map_of(_override_type(ov.get(elem_path)) or _structural_type(ap, elem_path, ov))
+            return ANY
+        st = GoType("struct", name=path or "root")
+        for p, sub in props.items():
+            sub_path = f"{path}.{p}" if path else p
+            ft = _structural_type(sub, sub_path, ov)
+            pointer = ft.kind in _VALUE_KINDS
+            f = GoField(p, True, pointer, ft)
+            if path and sub_path in ov:
+                f = _apply_override(f, ov[sub_path])
+            st.fields[p] = f
+        return st
+    return ANY
+
+
+def _override_type(o: Override | None) -> GoType | None:
+    if isinstance(o, GoType):
+        return o
+    if isinstance(o, tuple):
+        return o[0]
+    if isinstance(o, GoField):
+        return o.type
+    return None
+
+
+# --- times ----------------------------------------------------------------------------------------
+
+_RFC3339 = re.compile(
+    r"^(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d\d):(\d\d))$"
+)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_ZERO_SECONDS = int((datetime(1, 1, 1, tzinfo=UTC) - _EPOCH).total_seconds())
+
+
+@lru_cache(maxsize=4096)
+def parse_time(text: str) -> tuple[int, int]:
+    """An RFC 3339 time as (UTC epoch seconds, nanoseconds); ValueError when malformed."""
+    m = _RFC3339.match(text)
+    if m is None:
+        raise ValueError(f"parsing time {text!r} as RFC3339")
+    y, mo, d, h, mi, s = (int(m.group(i)) for i in range(1, 7))
+    frac = m.group(7) or ""
+    nanos = int(frac.ljust(9, "0")) if frac else 0
+    dt = datetime(y, mo, d, h, mi, s, tzinfo=UTC)
+    secs = int((dt - _EPOCH).total_seconds())
+    if m.group(9):
+        off = int(m.group(10)) * 3600 + int(m.group(11)) * 60
+        secs -= off if m.group(9) == "+" else -off
+    return secs, nanos
+
+
+def _format_secs(secs: int) -> str:
+    return (_EPOCH + timedelta(seconds=secs)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@lru_cache(maxsize=4096)
+def go_time(text: str, micro: bool = False) -> str | None:
+    """What ``metav1.Time`` (or ``MicroTime``) marshals after unmarshalling ``text``: UTC, second
+    (micro) precision; None for the zero time."""
+    secs, nanos = parse_time(text)
+    if secs == _ZERO_SECONDS and nanos == 0:
+        return None
+    if micro:
+        base = (_EPOCH + timedelta(seconds=secs)).strftime("%Y-%m-%dT%H:%M:%S")
+        return f"{base}.{nanos // 1000:06d}Z"
+    return _format_secs(secs)
+
+
+# --- the round trip -----------------------------------------------------------------------------
+
+_OMIT = object()
+_JSON_TYPE = {str: "string", int: "number", float: "number", bool: "bool", list: "array", dict: "object"}
+
+
+def _bad(v: Any, want: str) -> GoDecodeError:
+    return GoDecodeError(f"json: cannot unmarshal {_JSON_TYPE.get(type(v), 'value')} into Go value of type {want}")
+
+
+def _conv_string(v: Any) -> Any:
+    if type(v) is not str:
+        raise _bad(v, "string")
+    return v
+
+
+def _conv_int(v: Any) -> Any:
+    tv = type(v)
+    if tv is int:
+        return v
+    if tv is float and v.is_integer():
+        return int(v)
+    raise _bad(v, "int64")
+
+
+def _conv_float(v: Any) -> Any:
+    tv = type(v)
+    if tv is int:
+        return v
+    if tv is float:
+        return int(v) if v.is_integer() and abs(v) < 2**63 else v
+    raise _bad(v, "float64")
+
+
+def _conv_bool(v: Any) -> Any:
+    if type(v) is not bool:
+        raise _bad(v, "bool")
+    return v
+
+
+def _conv_quantity(v: Any) -> Any:
+    if type(v) is bool or type(v) not in (str, int, float):
+        raise _bad(v, "resource.Quantity")
+    try:
+        return canonical_quantity(v)
+    except ValueError as e:
+        raise GoDecodeError(str(e)) from e
+
+
+def _conv_intorstring(v: Any) -> Any:
+    tv = type(v)
+    if tv is int or tv is str:
+        return v
+    if tv is float and v.is_integer():
+        return int(v)
+    raise _bad(v, "intstr.IntOrString")
+
+
+_ZERO_SCALAR: dict[str, Any] = {"string": "", "int": 0, "float": 0, "bool": False}
+_SCALAR_CONV: dict[str, Callable[[Any], Any]] = {
+    "string": _conv_string,
+    "int": _conv_int,
+    "float": _conv_float,
+    "bool": _conv_bool,
+}
+
+
+def _compile(t: GoType) -> dict[str, Callable[[Any], Any]]:
+    plan: dict[str, Callable[[Any], Any]] = {}
+    absent: list[tuple[str, Callable[[], Any]]] = []
+    t._plan = plan  # set first: recursive types
+    for name, f in t.fields.items():
+        plan[name] = _field_encoder(f)
+        zf = _absent_value(f)
+        if zf is not None:
+            absent.append((name, zf))
+    t._absent = absent
+    return plan
+
+
+def _zero_struct(t: GoType) -> Any:
+    if t._zero is None:
+        t._zero = _conv_struct({}, t)
+    return fast_copy(t._zero)
+
+
+def _absent_value(f: GoField) -> Callable[[], Any] | None:
+    """What an absent field marshals as, or None when it is omitted."""
+    k = f.type.kind
+    if f.pointer:
+        return None if f.omitempty else (lambda: None)
+    if f.omitzero:
+        return None
+    if k == "struct":
+        st = f.type
+        return lambda: _zero_struct(st)
+    if k == "time":
+        return lambda: None
+    if k == "quantity":
+        return lambda: "0"
+    if k == "intorstring":
+        return lambda: 0
+    if f.omitempty:
+        return None
+    z = _ZERO_SCALAR.get(k)
+    return lambda: z
+
+
+def _elem_encoder(t: GoType) -> Callable[[Any], Any]:
+    """Encoder for a slice element or map value (a Go value; null decodes to the zero value)."""
+    k = t.kind
+    if k == "struct":
+
+        def enc_struct(v: Any) -> Any:
+            if v is None:
+                return _zero_struct(t)
+            if type(v) is not dict:
+                raise _bad(v, t.name or "struct")
+            return _conv_struct(v, t)
+
+        return enc_struct
+    conv = _SCALAR_CONV.get(k)
+    if conv is not None:
+        zero = _ZERO_SCALAR[k]
+        return lambda v: zero if v is None else conv(v)
+    if k == "time":
+        micro = t.micro
+        return lambda v: None if v is None else _conv_time(v, micro)
+    if k == "quantity":
+        return lambda v: "0" if v is None else _conv_quantity(v)
+    if k == "intorstring":
+        return lambda v: 0 if v is None else _conv_intorstring(v)
+    if k in ("slice", "map"):
+        enc = _container_encoder(t)
+        return lambda v: None if v is None else enc(v)
+    return fast_copy
+
+
+def _conv_time(v: Any, micro: bool) -> Any:
+    if type(v) is not str:
+        raise _bad(v, "metav1.Time")
+    try:
+        return go_time(v, micro)
+    except ValueError as e:
+        raise GoDecodeError(str(e)) from e
+
+
+def _container_encoder(t: GoType) -> Callable[[Any], Any]:
+    assert t.elem is not None or t.kind not in ("slice", "map")
+    elem = t.elem or ANY
+    cell: list[Callable[[Any], Any]] = []
+
+    def get() -> Callable[[Any], Any]:
+        if not cell:
+            cell.append(_elem_encoder(elem))
+        return cell[0]
+
+    simple = elem.kind in ("string",)
+    if t.kind == "slice":
+
+        def enc_slice(v: Any) -> Any:
+            if type(v) is not list:
+                raise _bad(v, "slice")
+            if simple and all(type(x) is str for x in v):
+                return list(v)
+            e = get()
+            return [e(x) for x in v]
+
+        return enc_slice
+
+    def enc_map(v: Any) -> Any:
+        if type(v) is not dict:
+            raise _bad(v, "map")
+        if simple and all(type(x) is str for x in v.values()):
+            return dict(v)
+        e = get()
+        return {k: e(x) for k, x in v.items()}
+
+    return enc_map
+
+
+def _field_encoder(f: GoField) -> Callable[[Any], Any]:
+    """Encoder for a present field value: returns the marshalled value or ``_OMIT``."""
+    t = f.type
+    k = t.kind
+    omit = f.omitempty
+    if f.pointer:
+        nil: Any = _OMIT if omit else None
+        if k == "struct":
+
+            def enc_ptr_struct(v: Any) -> Any:
+                if v is None:
+                    return nil
+                if type(v) is not dict:
+                    raise _bad(v, t.name or "struct")
+                return _conv_struct(v, t)
+
+            return enc_ptr_struct
+        if k in ("slice", "map"):
+            cenc = _container_encoder(t)
+            return lambda v: nil if v is None else cenc(v)
+        inner = _elem_encoder(t)
+        return lambda v: nil if v is None else inner(v)
+    if k == "struct":
+
+        def enc_value_struct(v: Any) -> Any:
+            if v is None:
+                return _OMIT if f.omitzero else _zero_struct(t)
+            if type(v) is not dict:
+                raise _bad(v, t.name or "struct")
+            return _conv_struct(v, t)
+
+        return enc_value_struct
+    if k in ("slice", "map"):
+        cenc = _container_encoder(t)
+        if omit:
+
+            def enc_omit_container(v: Any) -> Any:
+                if v is None or not v:
+                    if v is not None and type(v) is not (list if k == "slice" else dict):
+                        raise _bad(v, k)
+                    return _OMIT
+                return cenc(v)
+
+            return enc_omit_container
+        return lambda v: None if v is None else cenc(v)
+    conv = _SCALAR_CONV.get(k)
+    if conv is not None:
+        zero = _ZERO_SCALAR[k]
+        if omit:
+
+            def enc_omit_scalar(v: Any) -> Any:
+                if v is None:
+                    return _OMIT
+                r = conv(v)
+                return r if r else _OMIT
+
+            return enc_omit_scalar
+        return lambda v: zero if v is None else conv(v)
+    if k == "time":
+        micro = t.micro
+        if f.omitzero:
+
+            def enc_omitzero_time(v: Any) -> Any:
+                r = None if v is None else _conv_time(v, micro)
+                return _OMIT if r is None else r
+
+            return enc_omitzero_time
+        return lambda v: None if v is None else _conv_time(v, micro)
+    if k == "quantity":
+        return lambda v: "0" if v is None else _conv_quantity(v)
+    if k == "intorstring":
+        return lambda v: 0 if v is None else _conv_intorstring(v)
+    # any
+    if omit:
+        return lambda v: _OMIT if v is None else fast_copy(v)
+    return fast_copy
+
+
+def _conv_struct(v: dict[str, Any], t: GoType) -> dict[str, Any]:
+    plan = t._plan
+    if plan is None:
+        plan = _compile(t)
+    out: dict[str, Any] = {}
+    for k, x in v.items():
+        enc = plan.get(k)
+        if enc is None:
+            continue
+        r = enc(x)
+        if r is not _OMIT:
+            out[k] = r
+    for name, zf in t._absent:
+        if name not in v:
+            out[name] = zf()
+    return out
+
+
+def go_roundtrip(obj: Any, t: GoType | None) -> Any:
+    """What a Go client holds (and would send) after unmarshalling ``obj`` into type ``t``.
+
+    Unknown fields dropped, omitempty applied, non-omitempty zeros emitted, value
+    structs always present, times at second precision UTC, quantities canonical.
+    Returns a new object (the input is not mutated); ``t=None`` is a plain deep
+    copy. Raises :class:`GoDecodeError` (a ValueError) for values of the wrong JSON
+    type, as ``json.Unmarshal`` fails.
+    """
+    if t is None:
+        return fast_copy(obj)
+    if t.kind == "struct":
+        if obj is None:
+            return None
+        if type(obj) is not dict:
+            raise _bad(obj, t.name or "struct")
+        return _conv_struct(obj, t)
+    return _elem_encoder(t)(obj)

@@ -1,0 +1,969 @@
+"""Loading fixture files: YAML with positions, validated against the closed format schema.
+
+A fixture file holds one case per YAML document. :func:`load_file` and
+:func:`load_text` parse it keeping the line and column of every node (a
+:class:`SourceMap` per case, keyed by JSON path), validate each case against
+the shipped JSON Schema (``format.schema.json``) and then against what only
+the case can tell (its bundles' operations and invariants, the kinds its
+targets name, unique case names, well-formed markers). Every problem found
+is reported at once in a :class:`LoadError` naming file, line, what is wrong
+and, for a misspelt key, the nearest valid one (``did you mean `expect`?``).
+
+The YAML dialect is YAML 1.2's core schema, as Kubernetes users expect:
+only ``true``/``false`` are booleans (so ``on:`` in a fault rule is a key,
+not ``True``), timestamps stay strings, and duplicate keys are errors.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from . import formatschema as fs
+from .bundles import Bundle, available_bundles, get_bundle
+
+#: A JSON path inside one case: keys and list indexes.
+JsonPath = tuple[str | int, ...]
+
+_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class FixtureYamlLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """PyYAML loader with YAML 1.2 core scalar resolution (no yes/no/on/off booleans, no timestamps)."""
+
+    yaml_implicit_resolvers: dict[Any, Any] = {}
+
+
+def _resolver(tag: str, regexp: str, first: str) -> None:
+    FixtureYamlLoader.add_implicit_resolver(tag, re.compile(regexp, re.X), list(first))
+
+
+_resolver("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF")
+_resolver("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", "-+0123456789")
+_resolver("tag:yaml.org,2002:float", r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$", "-+0123456789.")
+FixtureYamlLoader.add_implicit_resolver("tag:yaml.org,2002:null", re.compile(r"^(?:~|null|Null|NULL|)$"),
+                                        ["~", "n", "N", ""])
+FixtureYamlLoader.add_implicit_resolver("tag:yaml.org,2002:merge", re.compile(r"^(?:<<)$"), ["<"])
+
+_STR = "tag:yaml.org,2002:str"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_BOOL = "tag:yaml.org,2002:bool"
+_NULL = "tag:yaml.org,2002:null"
+_MERGE = "tag:yaml.org,2002:merge"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+
+
+# ---------------------------------------------------------------------------- positions
+
+
+@dataclass(frozen=True)
+class Pos:
+    """A position in a file: 1-based line and column."""
+
+    line: int
+    column: int
+
+
+@dataclass
+class SourceMap:
+    """Where each node of one case came from: JSON path -> position of its value (and of its key)."""
+
+    file: str
+    lines: list[str] = field(default_factory=list, repr=False)
+    values: dict[JsonPath, Pos] = field(default_factory=dict, repr=False)
+    keys: dict[JsonPath, Pos] = field(default_factory=dict, repr=False)
+
+    def pos(self, path: Iterable[str | int], *, key: bool = False) -> Pos | None:
+        """The position of ``path`` (its key when ``key``), else of its nearest located ancestor."""
+        p = tuple(path)
+        while True:
+            if key and p in self.keys:
+                return self.keys[p]
+            if p in self.values:
+                return self.values[p]
+            if not p:
+                return None
+            p = p[:-1]
+            key = False
+
+    def line(self, path: Iterable[str | int], *, key: bool = False) -> int | None:
+        """The 1-based line of ``path`` (see :meth:`pos`)."""
+        pos = self.pos(path, key=key)
+        return pos.line if pos else None
+
+    def excerpt(self, pos: Pos) -> str:
+        """The source line at ``pos`` with a caret under the column."""
+        if not (1 <= pos.line <= len(self.lines)):
+            return ""
+        text = self.lines[pos.line - 1].rstrip("\n")
+        gutter = f"{pos.line:>6} | "
+        return f"{gutter}{text}\n{' ' * (len(gutter) - 2)}| {' ' * (pos.column - 1)}^"
+
+
+# ---------------------------------------------------------------------------- problems
+
+
+@dataclass
+class Problem:
+    """One thing wrong with a fixture: where, and what."""
+
+    file: str
+    line: int | None
+    column: int | None
+    message: str
+    excerpt: str = ""
+
+    def render(self, *, excerpt: bool = True) -> str:
+        """``file:line:col: message`` and, optionally, the source line."""
+        where = self.file
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        text = f"{where}: {self.message}"
+        if excerpt and self.excerpt:
+            text += "\n" + self.excerpt
+        return text
+
+
+class LoadError(Exception):
+    """A fixture file that cannot be used; carries every problem found, in file order."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = sorted(problems, key=lambda p: (p.file, p.line or 0, p.column or 0))
+        super().__init__(self.render())
+
+    def render(self, *, excerpt: bool = True, limit: int = 30) -> str:
+        """Every problem, one block each."""
+        shown = self.problems[:limit]
+        text = "\n".join(p.render(excerpt=excerpt) for p in shown)
+        if len(self.problems) > limit:
+            text += f"\n... and {len(self.problems) - limit} more problems"
+        return text
+
+
+def did_you_mean(word: str, options: Iterable[str]) -> str:
+    """`` (did you mean `x`?)`` for the closest option, or ``""``."""
+    opts = [o for o in options if isinstance(o, str)]
+    close = difflib.get_close_matches(word, opts, n=1, cutoff=0.6)
+    if not close:
+        low = {o.lower(): o for o in opts}
+        close = [low[c] for c in difflib.get_close_matches(word.lower(), list(low), n=1, cutoff=0.6)]
+    return f" (did you mean `{close[0]}`?)" if close else ""
+
+
+def dotted(path: Iterable[str | int]) -> str:
+    """``steps[0].do[1].patch`` for a JSON path."""
+    out = ""
+    for p in path:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        elif re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$-]*", p):
+            out += f".{p}" if out else p
+        else:
+            out += f'["{p}"]'
+    return out or "the case"
+
+
+# ---------------------------------------------------------------------------- the model
+
+
+@dataclass
+class Step:
+    """One step of a case."""
+
+    index: int
+    name: str
+    do: list[dict[str, Any]]
+    settle: Any
+    expect: list[dict[str, Any]]
+
+    @property
+    def title(self) -> str:
+        """``step 2 (name)`` for reports."""
+        return f"step {self.index + 1}" + (f" ({self.name})" if self.name else "")
+
+
+@dataclass
+class Case:
+    """One case: one YAML document of a fixture file, validated."""
+
+    name: str
+    file: str
+    index: int
+    line: int
+    data: dict[str, Any] = field(repr=False)
+    source: SourceMap = field(repr=False)
+    digest: str = ""
+    path: Path | None = None
+    #: Lines (0-based, inclusive) of the top-level ``expect`` key and its value, for recording.
+    expect_lines: tuple[int, int] | None = None
+    #: Last line (0-based) with content in this document.
+    last_line: int = 0
+    #: The document is written in flow style (``{name: ..., ...}``).
+    flow: bool = False
+
+    @property
+    def description(self) -> str:
+        """The free-text description."""
+        return str(self.data.get("description") or "")
+
+    @property
+    def tags(self) -> list[str]:
+        """Tags (pytest markers)."""
+        return list(self.data.get("tags") or [])
+
+    @property
+    def bundles(self) -> list[str]:
+        """Names of the bundles to host."""
+        return list(self.data.get("bundles") or [])
+
+    @property
+    def clock(self) -> str | None:
+        """Start of virtual time, or None for the default."""
+        c = self.data.get("clock")
+        return str(c) if c is not None else None
+
+    @property
+    def seed(self) -> int:
+        """The seed of generated names and tie-breaks."""
+        return int(self.data.get("seed") or 0)
+
+    @property
+    def services(self) -> dict[str, Any]:
+        """Initial settings of each bundle's simulators."""
+        return dict(self.data.get("services") or {})
+
+    @property
+    def given(self) -> list[dict[str, Any]]:
+        """Objects stored before step 1."""
+        return list(self.data.get("given") or [])
+
+    @property
+    def invariants(self) -> list[str]:
+        """Names of the invariants checked after every reconcile."""
+        return list(self.data.get("invariants") or [])
+
+    @property
+    def steps(self) -> list[Step]:
+        """The steps, in order."""
+        return [
+            Step(i, str(s.get("name") or ""), list(s.get("do") or []), s.get("settle", True), list(s.get("expect") or []))
+            for i, s in enumerate(self.data.get("steps") or [])
+        ]
+
+    @property
+    def expect(self) -> list[dict[str, Any]]:
+        """The final expectations."""
+        return list(self.data.get("expect") or [])
+
+    @property
+    def robustness(self) -> dict[str, bool]:
+        """Robustness settings (``crash_after_each_write``, ``conflict_on_each_write``)."""
+        return dict(self.data.get("robustness") or {})
+
+    def line_of(self, path: Iterable[str | int], *, key: bool = False) -> int | None:
+        """The line of a node of this case."""
+        return self.source.line(path, key=key)
+
+    @property
+    def location(self) -> str:
+        """``file:line`` of the case."""
+        return f"{self.file}:{self.line}"
+
+
+# ---------------------------------------------------------------------------- YAML to values
+
+
+class _YamlProblem(Exception):
+    def __init__(self, node: Node | None, message: str, mark: Any = None) -> None:
+        super().__init__(message)
+        self.mark = mark if mark is not None else (node.start_mark if node is not None else None)
+        self.message = message
+
+
+def _pos(mark: Any) -> Pos:
+    return Pos(mark.line + 1, mark.column + 1)
+
+
+def _scalar(node: ScalarNode) -> Any:
+    tag, v = node.tag, node.value
+    if tag == _STR:
+        return v
+    if tag == _NULL:
+        return None
+    if tag == _BOOL:
+        return v.lower() == "true"
+    if tag == _INT:
+        s = v.replace("_", "")
+        if s.startswith("0o"):
+            return int(s[2:], 8)
+        if s.startswith("0x"):
+            return int(s[2:], 16)
+        return int(s)
+    if tag == _FLOAT:
+        return float(v)
+    raise _YamlProblem(node, f"unsupported YAML tag {tag!r} (fixtures are plain JSON-like YAML)")
+
+
+class _Builder:
+    """Builds JSON values from a composed YAML node, recording every node's position."""
+
+    def __init__(self, sm: SourceMap) -> None:
+        self.sm = sm
+        self.active: set[int] = set()
+        self.last = 0  # last content line (0-based)
+
+    def _end(self, node: Node) -> None:
+        m = node.end_mark
+        line = m.line - 1 if m.column == 0 and m.line > node.start_mark.line else m.line
+        if line > self.last:
+            self.last = line
+
+    def build(self, node: Node, path: JsonPath) -> Any:
+        self.sm.values[path] = _pos(node.start_mark)
+        if isinstance(node, ScalarNode):
+            self._end(node)
+            return _scalar(node)
+        if id(node) in self.active:
+            raise _YamlProblem(node, "recursive YAML alias")
+        self.active.add(id(node))
+        try:
+            if isinstance(node, SequenceNode):
+                if node.tag != _SEQ:
+                    raise _YamlProblem(node, f"unsupported YAML tag {node.tag!r}")
+                if node.flow_style or not node.value:
+                    self._end(node)
+                return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+            if isinstance(node, MappingNode):
+                if node.tag != _MAP:
+                    raise _YamlProblem(node, f"unsupported YAML tag {node.tag!r}")
+                if node.flow_style or not node.value:
+                    self._end(node)
+                return self._mapping(node, path)
+        finally:
+            self.active.discard(id(node))
+        raise _YamlProblem(node, "unsupported YAML node")
+
+    def _pairs(self, node: MappingNode) -> list[tuple[Node, Node, bool]]:
+        """The mapping's pairs with ``<<`` merges expanded (merged ones first, marked as merged)."""
+        merged: list[tuple[Node, Node, bool]] = []
+        own: list[tuple[Node, Node, bool]] = []
+        for k, v in node.value:
+            if isinstance(k, ScalarNode) and k.tag == _MERGE:
+                sources = v.value if isinstance(v, SequenceNode) else [v]
+                for src in sources:
+                    if not isinstance(src, MappingNode):
+                        raise _YamlProblem(src, "a `<<` merge needs a mapping (or a list of mappings)")
+                    merged.extend((mk, mv, True) for mk, mv, _ in self._pairs(src))
+            else:
+                own.append((k, v, False))
+        return merged + own
+
+    def _mapping(self, node: MappingNode, path: JsonPath) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        own: dict[str, Node] = {}
+        for k, v, from_merge in self._pairs(node):
+            if not isinstance(k, ScalarNode):
+                raise _YamlProblem(k, "a mapping key must be a plain scalar")
+            kv = _scalar(k)
+            key = kv if isinstance(kv, str) else ("true" if kv is True else "false" if kv is False else
+                                                   "null" if kv is None else str(kv))
+            if not from_merge:
+                if key in own:
+                    first = own[key].start_mark.line + 1
+                    raise _YamlProblem(k, f"duplicate key `{key}` (first at line {first})")
+                own[key] = k
+            sub = (*path, key)
+            self.sm.keys[sub] = _pos(k.start_mark)
+            out[key] = self.build(v, sub)
+        return out
+
+
+# ---------------------------------------------------------------------------- schema validation
+
+
+@lru_cache(maxsize=1)
+def _validators() -> tuple[Any, Any]:
+    import jsonschema
+
+    schema = fs.shipped_schema()
+    slow = jsonschema.Draft202012Validator(schema)
+    try:
+        import jsonschema_rs
+
+        fast = jsonschema_rs.validator_for(schema)
+    except Exception:  # jsonschema-rs missing or refusing the schema: validate with jsonschema alone
+        fast = None
+    return fast, slow
+
+
+_TYPE_WORDS = {"object": "a mapping", "array": "a list", "string": "a string", "integer": "an integer",
+               "number": "a number", "boolean": "a boolean (true or false)", "null": "null"}
+
+
+def _type_of(v: Any) -> str:
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, int):
+        return "integer"
+    if isinstance(v, float):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    if isinstance(v, dict):
+        return "object"
+    return "null"
+
+
+def _short(v: Any, width: int = 40) -> str:
+    import json
+
+    text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _type_ok(types: Any, v: Any) -> bool:
+    if types is None:
+        return True
+    ts = [types] if isinstance(types, str) else list(types)
+    t = _type_of(v)
+    return t in ts or (t == "integer" and "number" in ts)
+
+
+def _branch_types(branch: dict[str, Any], defs: dict[str, Any]) -> Any:
+    ref = branch.get("$ref")
+    if isinstance(ref, str):
+        branch = defs.get(ref.rpartition("/")[2], {})
+    if "const" in branch:
+        return _type_of(branch["const"])
+    return branch.get("type")
+
+
+def _words(types: Any) -> str:
+    ts = [types] if isinstance(types, str) else list(types)
+    words = [_TYPE_WORDS.get(t, t) for t in ts]
+    return " or ".join(words)
+
+
+def _where(schema: dict[str, Any]) -> str:
+    title = schema.get("title")
+    return f" in {'the' if title == 'case' else 'a' if title[0] not in 'aeiou' else 'an'} {title}" if title else ""
+
+
+def explain_schema_error(err: Any, defs: dict[str, Any], out: list[tuple[JsonPath, bool, str]]) -> None:
+    """Turn one jsonschema ``ValidationError`` into readable ``(path, at_key, message)`` problems."""
+    path: JsonPath = tuple(err.absolute_path)
+    v, schema, inst = err.validator, err.schema, err.instance
+    if v in ("oneOf", "anyOf"):
+        branches = err.validator_value
+        if all(set(b) == {"required"} for b in branches):
+            keys = ", ".join(f"`{r}`" for b in branches for r in b["required"])
+            out.append((path, False, f"`{dotted(path)}` needs one of {keys}"))
+            return
+        fitting = [i for i, b in enumerate(branches) if _type_ok(_branch_types(b, defs), inst)]
+        if len(fitting) == 1:
+            sub = [e for e in err.context if e.relative_schema_path and e.relative_schema_path[0] == fitting[0]]
+            if sub:
+                for e in sub:
+                    explain_schema_error(e, defs, out)
+                return
+        wanted = []
+        for b in branches:
+            t = _branch_types(b, defs)
+            if t is not None and _words(t) not in wanted:
+                wanted.append(_words(t))
+        if len(fitting) != 1 and wanted:
+            out.append((path, False, f"`{dotted(path)}` must be {' or '.join(wanted)}, got "
+                                     f"{_TYPE_WORDS.get(_type_of(inst), 'null')} `{_short(inst)}`"))
+        else:
+            out.append((path, False, f"`{dotted(path)}`: {err.message}"))
+        return
+    if v == "additionalProperties":
+        allowed = list(schema.get("properties", {}))
+        patterns = list(schema.get("patternProperties", {}))
+        for k in inst:
+            if k in allowed or any(re.search(p, k) for p in patterns):
+                continue
+            hint = did_you_mean(k, allowed)
+            if not hint:
+                hint = " (valid keys: " + ", ".join(allowed) + ")"
+            out.append(((*path, k), True, f"unknown key `{k}`{_where(schema)}{hint}"))
+        return
+    if v == "required":
+        for k in err.validator_value:
+            if isinstance(inst, dict) and k not in inst:
+                out.append((path, False, f"missing required key `{k}`{_where(schema)}"))
+        return
+    if v == "type":
+        if schema.get(fs.FORMAT_KEY) == "duration" and _type_of(inst) in ("integer", "number"):
+            out.append((path, False, f"`{_short(inst)}` is not a Go duration: write `{_short(inst)}s` "
+                                     "(like 500ms, 30s, 5m or 1h30m)"))
+            return
+        out.append((path, False, f"`{dotted(path)}` must be {_words(err.validator_value)}, got "
+                                 f"{_TYPE_WORDS.get(_type_of(inst), 'null')} `{_short(inst)}`"))
+        return
+    if v == "pattern":
+        fmt = schema.get(fs.FORMAT_KEY)
+        if fmt == "duration":
+            msg = f"`{_short(inst)}` is not a Go duration (write it like 500ms, 30s, 5m or 1h30m)"
+        elif fmt == "time":
+            msg = f"`{_short(inst)}` is not an RFC 3339 time (write it like 2026-01-01T00:00:00Z)"
+        elif path and path[0] == "tags":
+            msg = f"tag `{_short(inst)}` is not a valid marker name (letters, digits, _ and -)"
+        else:
+            msg = f"`{_short(inst)}` does not match {err.validator_value}"
+        out.append((path, False, msg))
+        return
+    if v == "enum":
+        opts = [str(o) for o in err.validator_value]
+        out.append((path, False, f"`{_short(inst)}` is not one of {', '.join(opts)}{did_you_mean(str(inst), opts)}"))
+        return
+    if v == "const":
+        out.append((path, False, f"`{dotted(path)}` must be `{_short(err.validator_value)}`"))
+        return
+    if v in ("minProperties", "maxProperties"):
+        title = schema.get("title")
+        if title == "expectation":
+            found = ", ".join(f"`{k}`" for k in inst) or "none"
+            msg = f"an expectation needs exactly one of {', '.join(fs.ASSERTIONS)}; found {found}"
+        elif title == "operation":
+            msg = "an operation needs one operation key (" + ", ".join(fs.CORE_OPERATIONS) + ", or <bundle>.<op>)"
+        elif title == "settle":
+            msg = "settle takes exactly one of `reconciles` or `for`"
+        else:
+            msg = f"`{dotted(path)}`: {err.message}"
+        out.append((path, False, msg))
+        return
+    if v == "minLength" and inst == "":
+        out.append((path, False, f"`{dotted(path)}` must not be empty"))
+        return
+    if v == "minimum" or v == "maximum":
+        out.append((path, False, f"`{dotted(path)}` {err.message}"))
+        return
+    out.append((path, False, f"`{dotted(path)}`: {err.message}"))
+
+
+def _schema_problems(validator: Any, data: Any, defs: dict[str, Any], base: JsonPath = ()
+                     ) -> list[tuple[JsonPath, bool, str]]:
+    out: list[tuple[JsonPath, bool, str]] = []
+    for err in validator.iter_errors(data):
+        explain_schema_error(err, defs, out)
+    return [((*base, *p), k, m) for p, k, m in out]
+
+
+# ---------------------------------------------------------------------------- semantic checks
+
+
+def _builtin_kind_names() -> set[str]:
+    try:
+        from ..builtin import BUILTINS
+    except Exception:  # pragma: no cover - the server package is incomplete
+        return {"Namespace", "Pod", "Secret", "ConfigMap", "ServiceAccount", "Event", "Role", "RoleBinding",
+                "CustomResourceDefinition"}
+    names: set[str] = set()
+    for b in BUILTINS:
+        names.update({b.kind, b.plural, b.kind.lower(), *b.short_names})
+    return names
+
+
+_BUILTIN_KINDS = _builtin_kind_names()
+_BUNDLE_KINDS: dict[str, frozenset[str] | None] = {}
+
+
+def _kind_names(k: Any) -> set[str]:
+    return {k.kind, k.plural, k.kind.lower(), k.singular, *k.short_names}
+
+
+def bundle_kinds(bundle: Bundle) -> frozenset[str] | None:
+    """Kind names a bundle registers (``bundle.kinds`` if it declares them, else found by installing it
+    once on a scratch server); None when they cannot be known."""
+    if bundle.name in _BUNDLE_KINDS:
+        return _BUNDLE_KINDS[bundle.name]
+    declared = getattr(bundle, "kinds", None)
+    result: frozenset[str] | None
+    if declared is not None:
+        result = frozenset(declared)
+    else:
+        try:
+            from ..host import Host
+            from ..server import APIServer
+
+            api = APIServer()
+            before = {id(k) for k in api.kinds.all()}
+            bundle.install(Host(api, seed=0), {})
+            names: set[str] = set()
+            for k in api.kinds.all():
+                if id(k) not in before:
+                    names.update(_kind_names(k))
+            result = frozenset(names)
+        except Exception:  # no host yet, or the bundle needs settings: kinds not known statically
+            result = None
+    _BUNDLE_KINDS[bundle.name] = result
+    return result
+
+
+def _crd_kind_names(obj: Any) -> set[str]:
+    if not isinstance(obj, dict) or obj.get("kind") != "CustomResourceDefinition":
+        return set()
+    names = (obj.get("spec") or {}).get("names") or {}
+    if not isinstance(names, dict):
+        return set()
+    out = {str(names[k]) for k in ("kind", "plural", "singular") if names.get(k)}
+    if names.get("kind"):
+        out.add(str(names["kind"]).lower())
+    out.update(str(s) for s in names.get("shortNames") or [])
+    return out
+
+
+def _marker_problems(value: Any, path: JsonPath, out: list[tuple[JsonPath, bool, str]]) -> None:
+    """Check the markers inside an expectation value."""
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            _marker_problems(v, (*path, i), out)
+        return
+    if not isinstance(value, dict):
+        return
+    dollar = [k for k in value if k.startswith("$")]
+    if dollar and len(dollar) != len(value):
+        plain = [k for k in value if not k.startswith("$")]
+        out.append((path, False, f"a marker map takes only `$` keys; found {', '.join(f'`{k}`' for k in plain)} "
+                                 f"beside {', '.join(f'`{k}`' for k in dollar)}"))
+        return
+    for k, v in value.items():
+        sub = (*path, k)
+        if not k.startswith("$"):
+            _marker_problems(v, sub, out)
+            continue
+        if k not in fs.MARKERS:
+            hint = did_you_mean(k, fs.MARKERS) or " (markers: " + ", ".join(fs.MARKERS) + ")"
+            out.append((sub, True, f"unknown marker `{k}`{hint}"))
+        elif k in ("$absent", "$present") and not isinstance(v, bool):
+            out.append((sub, False, f"`{k}` takes true or false"))
+        elif k == "$regex":
+            if not isinstance(v, str):
+                out.append((sub, False, "`$regex` takes a string"))
+            else:
+                try:
+                    re.compile(v)
+                except re.error as e:
+                    out.append((sub, False, f"bad regular expression: {e}"))
+        elif k == "$len" and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
+            out.append((sub, False, "`$len` takes a non-negative integer"))
+        elif k in ("$gte", "$lte") and (isinstance(v, bool) or not isinstance(v, (int, float, str))):
+            out.append((sub, False, f"`{k}` takes a number, a quantity or a time"))
+        elif k == "$contains":
+            if not isinstance(v, (list, str)):
+                out.append((sub, False, "`$contains` takes a list of items (or a substring)"))
+            else:
+                _marker_problems(v, sub, out)
+        elif k == "$not":
+            _marker_problems(v, sub, out)
+
+
+@dataclass
+class _Ctx:
+    bundles: list[Bundle]
+    kinds: set[str] | None
+    controllers: set[str] | None
+    out: list[tuple[JsonPath, bool, str]]
+
+
+def _check_kind(ctx: _Ctx, kind: Any, path: JsonPath, what: str) -> None:
+    if ctx.kinds is None or not isinstance(kind, str):
+        return
+    name = kind.rpartition("/")[2]
+    if name in ctx.kinds or name.lower() in ctx.kinds:
+        return
+    pretty = sorted(k for k in ctx.kinds if k[:1].isupper())
+    hint = did_you_mean(name, pretty) or " (known kinds here: " + ", ".join(pretty) + ")"
+    ctx.out.append((path, False, f"unknown kind `{name}` in {what}{hint}"))
+
+
+def _check_target(ctx: _Ctx, target: Any, path: JsonPath, what: str) -> None:
+    if not isinstance(target, dict):
+        return
+    _check_kind(ctx, target.get("kind"), (*path, "kind"), what)
+    if "where" in target:
+        _marker_problems(target["where"], (*path, "where"), ctx.out)
+
+
+def _check_operation(ctx: _Ctx, op: dict[str, Any], path: JsonPath, hosted: dict[str, Bundle]) -> None:
+    import jsonschema
+
+    keys = [k for k in op if k not in fs.OPERATION_MODIFIERS]
+    if len(keys) != 1:
+        found = ", ".join(f"`{k}`" for k in keys) or "none"
+        ctx.out.append((path, False, f"an operation needs exactly one operation key; found {found}"))
+        return
+    name = keys[0]
+    arg = op[name]
+    sub = (*path, name)
+    is_bundle_op = "." in name and name not in fs.CORE_OPERATIONS
+    if "as" in op and name not in fs.API_OPERATIONS:
+        ctx.out.append(((*path, "as"), True, f"`as` applies to API operations ({', '.join(fs.API_OPERATIONS)}), "
+                                             f"not to `{name}`"))
+    if "error" in op and name not in fs.API_OPERATIONS and not is_bundle_op:
+        ctx.out.append(((*path, "error"), True, f"`error` applies to API and bundle operations, not to `{name}`"))
+    if "error" in op:
+        _marker_problems(op["error"], (*path, "error"), ctx.out)
+    actor = op.get("as")
+    if isinstance(actor, str) and actor != "user" and ctx.controllers is not None and actor not in ctx.controllers:
+        hint = did_you_mean(actor, sorted(ctx.controllers)) or (
+            " (controllers here: " + (", ".join(sorted(ctx.controllers)) or "none") + ")")
+        ctx.out.append(((*path, "as"), False, f"unknown controller `{actor}` in `as`{hint}"))
+    if is_bundle_op:
+        prefix = name.partition(".")[0]
+        bundle = hosted.get(prefix)
+        if bundle is None:
+            ctx.out.append((path, True, f"operation `{name}` needs bundle `{prefix}` in `bundles`"
+                                        + (did_you_mean(name, _all_ops(hosted)) if hosted else "")))
+            return
+        if name not in bundle.operations:
+            ops = sorted(bundle.operations)
+            hint = did_you_mean(name, ops) or (" (operations of " + prefix + ": " + (", ".join(ops) or "none") + ")")
+            ctx.out.append((sub, True, f"unknown operation `{name}`{hint}"))
+            return
+        op_schema = bundle.operation_schemas.get(name)
+        if op_schema is not None:
+            validator = jsonschema.Draft202012Validator(op_schema)
+            ctx.out.extend(_schema_problems(validator, arg, op_schema.get("$defs", {}), sub))
+        if isinstance(arg, dict) and "kind" in arg:
+            _check_target(ctx, arg, sub, f"`{name}`")
+        return
+    has_error = "error" in op
+    if name in ("patch", "status", "delete") and not has_error:
+        _check_target(ctx, arg, sub, f"a `{name}` target")
+    elif name == "kubelet.exit" and isinstance(arg, dict):
+        _check_target(ctx, {"kind": "Pod", **arg}, sub, "a `kubelet.exit` target")
+    elif name == "crash" and isinstance(arg, str) and arg != "all" and ctx.controllers is not None \
+            and arg not in ctx.controllers:
+        hint = did_you_mean(arg, sorted(ctx.controllers)) or (
+            " (controllers here: " + (", ".join(sorted(ctx.controllers)) or "none") + ", or all)")
+        ctx.out.append((sub, False, f"unknown controller `{arg}` to crash{hint}"))
+    elif name == "fault" and isinstance(arg, dict):
+        effects = [k for k in ("error", "crash", "stale") if k in arg]
+        if len(effects) != 1:
+            found = ", ".join(f"`{k}`" for k in effects) or "none"
+            ctx.out.append((sub, False, f"a fault rule needs exactly one of `error`, `crash`, `stale`; found {found}"))
+        on = arg.get("on") or {}
+        if isinstance(on, dict) and isinstance(on.get("kind"), str):
+            _check_kind(ctx, on["kind"], (*sub, "on", "kind"), "a fault rule")
+
+
+def _all_ops(hosted: dict[str, Bundle]) -> list[str]:
+    return [o for b in hosted.values() for o in b.operations]
+
+
+def _check_assertion(ctx: _Ctx, a: dict[str, Any], path: JsonPath) -> None:
+    for key, arg in a.items():
+        sub = (*path, key)
+        if not isinstance(arg, dict):
+            continue
+        if key == "object":
+            _check_kind(ctx, arg.get("kind"), (*sub, "kind"), "an `object` expectation")
+            _marker_problems(arg, sub, ctx.out)
+        elif key in ("absent", "count", "each"):
+            _check_target(ctx, arg, sub, f"an `{key}` expectation" if key[0] in "aeiou" else f"a `{key}` expectation")
+            if key == "each" and "match" in arg:
+                _marker_problems(arg["match"], (*sub, "match"), ctx.out)
+        elif key == "calls" and "kind" in arg:
+            _check_kind(ctx, arg.get("kind"), (*sub, "kind"), "a `calls` expectation")
+
+
+def check_case(data: dict[str, Any]) -> list[tuple[JsonPath, bool, str]]:
+    """The checks the schema cannot make: bundles, operations, invariants, kinds, markers, fault rules."""
+    out: list[tuple[JsonPath, bool, str]] = []
+    hosted: dict[str, Bundle] = {}
+    known_bundles: list[str] | None = None
+    for i, name in enumerate(data.get("bundles") or []):
+        try:
+            b = get_bundle(name)
+        except Exception as e:  # an installed bundle that fails to import
+            out.append((("bundles", i), False, f"bundle `{name}` failed to load: {type(e).__name__}: {e}"))
+            continue
+        if b is None:
+            if known_bundles is None:
+                known_bundles = available_bundles()
+            hint = did_you_mean(name, known_bundles) or (
+                " (installed bundles: " + (", ".join(known_bundles) or "none") + ")")
+            out.append((("bundles", i), False, f"unknown bundle `{name}`{hint}"))
+            continue
+        hosted[name] = b
+    for name, settings in (data.get("services") or {}).items():
+        b = hosted.get(name)
+        if b is None:
+            if name not in (data.get("bundles") or []):
+                out.append((("services", name), True, f"`services.{name}` is for a bundle the case does not host"
+                                                     + did_you_mean(name, list(hosted))))
+            continue
+        if b.settings_schema is not None:
+            import jsonschema
+
+            v = jsonschema.Draft202012Validator(b.settings_schema)
+            out.extend(_schema_problems(v, settings, b.settings_schema.get("$defs", {}), ("services", name)))
+    all_invariants = [n for b in hosted.values() for n in b.invariants]
+    for i, inv in enumerate(data.get("invariants") or []):
+        if inv not in all_invariants and len(hosted) == len(data.get("bundles") or []):
+            hint = did_you_mean(inv, all_invariants) or (
+                " (invariants here: " + (", ".join(all_invariants) or "none") + ")")
+            out.append((("invariants", i), False, f"unknown invariant `{inv}`{hint}"))
+
+    # kinds known statically: built-in ones, CRDs in the case, the bundles' kinds
+    kinds: set[str] | None = set(_BUILTIN_KINDS)
+    for obj in data.get("given") or []:
+        kinds.update(_crd_kind_names(obj))
+    for s in data.get("steps") or []:
+        for op in s.get("do") or []:
+            for key in ("create", "apply", "update"):
+                kinds.update(_crd_kind_names(op.get(key)))
+    controllers: set[str] | None = set()
+    for b in hosted.values():
+        bk = bundle_kinds(b)
+        if bk is None:
+            kinds = None
+        elif kinds is not None:
+            kinds.update(bk)
+        if not b.controllers:
+            controllers = None
+        elif controllers is not None:
+            controllers.update(b.controllers)
+    if len(hosted) != len(data.get("bundles") or []):
+        kinds = None
+        controllers = None
+    ctx = _Ctx(list(hosted.values()), kinds, controllers, out)
+    for si, s in enumerate(data.get("steps") or []):
+        for oi, op in enumerate(s.get("do") or []):
+            _check_operation(ctx, op, ("steps", si, "do", oi), hosted)
+        for ai, a in enumerate(s.get("expect") or []):
+            _check_assertion(ctx, a, ("steps", si, "expect", ai))
+    for ai, a in enumerate(data.get("expect") or []):
+        _check_assertion(ctx, a, ("expect", ai))
+    return out
+
+
+# ---------------------------------------------------------------------------- loading
+
+
+def _problem(sm: SourceMap, path: JsonPath, at_key: bool, message: str) -> Problem:
+    pos = sm.pos(path, key=at_key)
+    return Problem(sm.file, pos.line if pos else None, pos.column if pos else None, message,
+                   sm.excerpt(pos) if pos else "")
+
+
+def _expect_lines(node: MappingNode) -> tuple[int, int] | None:
+    for k, v in node.value:
+        if isinstance(k, ScalarNode) and k.value == "expect":
+            b = _Builder(SourceMap(""))
+            b.last = k.start_mark.line
+            _walk_ends(b, v)
+            return k.start_mark.line, b.last
+    return None
+
+
+def _walk_ends(b: _Builder, node: Node) -> None:
+    if isinstance(node, ScalarNode) or node.flow_style or not node.value:
+        b._end(node)
+        return
+    for item in node.value:
+        if isinstance(item, tuple):
+            _walk_ends(b, item[0])
+            _walk_ends(b, item[1])
+        else:
+            _walk_ends(b, item)
+
+
+def iter_documents(text: str, file: str) -> Iterator[tuple[Node, SourceMap, Any, int]]:
+    """Compose each YAML document: ``(node, source map, value, last content line)``; raises LoadError."""
+    lines = text.splitlines()
+    try:
+        for node in yaml.compose_all(text, Loader=FixtureYamlLoader):
+            if isinstance(node, ScalarNode) and node.tag == _NULL and node.value == "":
+                continue
+            sm = SourceMap(file, lines)
+            b = _Builder(sm)
+            try:
+                value = b.build(node, ())
+            except _YamlProblem as e:
+                pos = _pos(e.mark) if e.mark is not None else None
+                raise LoadError([Problem(file, pos.line if pos else None, pos.column if pos else None, e.message,
+                                         sm.excerpt(pos) if pos else "")]) from None
+            yield node, sm, value, b.last
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        pos = _pos(mark) if mark is not None else None
+        msg = "invalid YAML: " + " ".join(x for x in (e.context, e.problem) if x)
+        sm = SourceMap(file, lines)
+        raise LoadError([Problem(file, pos.line if pos else None, pos.column if pos else None, msg,
+                                 sm.excerpt(pos) if pos else "")]) from None
+    except yaml.YAMLError as e:
+        raise LoadError([Problem(file, None, None, f"invalid YAML: {e}")]) from None
+
+
+def load_text(text: str, file: str = "<string>", *, path: Path | None = None) -> list[Case]:
+    """Parse and validate the cases of one fixture file; raises :class:`LoadError` listing every problem."""
+    fast, slow = _validators()
+    defs = fs.shipped_schema().get("$defs", {})
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    cases: list[Case] = []
+    problems: list[Problem] = []
+    names: dict[str, int] = {}
+    for index, (node, sm, value, last) in enumerate(iter_documents(text, file)):
+        line = node.start_mark.line + 1
+        if not isinstance(value, dict):
+            problems.append(_problem(sm, (), False, f"a case must be a mapping, got {_TYPE_WORDS[_type_of(value)]}"))
+            continue
+        found: list[tuple[JsonPath, bool, str]] = []
+        if fast is None or not fast.is_valid(value):
+            found = _schema_problems(slow, value, defs)
+        if not found:
+            found = check_case(value)
+        name = value.get("name")
+        if isinstance(name, str):
+            if name in names:
+                found.append((("name",), False, f"duplicate case name `{name}` (first at line {names[name]})"))
+            else:
+                names[name] = sm.line(("name",)) or line
+        problems.extend(_problem(sm, p, k, m) for p, k, m in found)
+        if found:
+            continue
+        assert isinstance(node, MappingNode)
+        cases.append(Case(
+            name=str(value["name"]), file=file, index=index, line=sm.line(("name",)) or line, data=value, source=sm,
+            digest=digest, path=path, expect_lines=_expect_lines(node), last_line=last, flow=bool(node.flow_style),
+        ))
+    if problems:
+        raise LoadError(problems)
+    return cases
+
+
+def load_file(path: str | Path, display: str | None = None) -> list[Case]:
+    """Load a fixture file (``display`` is the name used in messages; default the path as given)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise LoadError([Problem(display or str(path), None, None, f"cannot read the file: {e}")]) from None
+    return load_text(text, display or str(path), path=p)
+
+
+def validate(value: dict[str, Any]) -> list[str]:
+    """Messages for everything wrong with one case given as a plain dict (no positions)."""
+    _, slow = _validators()
+    found = _schema_problems(slow, value, fs.shipped_schema().get("$defs", {}))
+    if not found:
+        found = check_case(value)
+    return [f"{dotted(p)}: {m}" if p else m for p, _, m in found]

@@ -1,0 +1,250 @@
+"""Declaring a controller, in the shape of controller-runtime's builder.
+
+``host.controller("name").for_(kind).owns(kind).watches(kind, map_fn)
+.with_event_filter(pred).complete(reconcile_fn)`` declares what a controller
+watches and how events become requests. This module holds the declaration
+(:class:`ControllerSpec`), the request and result types, and the three event
+handlers of controller-runtime's ``pkg/handler``: enqueue the object itself
+(``for_``), enqueue its controlling owner (``owns``), or enqueue what a map
+function returns (``watches``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from .predicates import Predicate, as_tuple
+
+if TYPE_CHECKING:
+    from .host import Context, Controller, Host
+    from .workqueue import WorkQueue
+
+Obj = dict[str, Any]
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Request:
+    """What a reconcile is asked to look at: ``reconcile.Request`` (namespace "" for cluster-scoped)."""
+
+    namespace: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}" if self.namespace else self.name
+
+
+@dataclass(frozen=True)
+class Result:
+    """``reconcile.Result``: ``requeue`` is a rate-limited retry; ``requeue_after`` a delay on the clock.
+
+    As in controller-runtime, a positive ``requeue_after`` wins over ``requeue`` and resets the
+    key's back-off first.
+    """
+
+    requeue: bool = False
+    requeue_after: timedelta | None = None
+
+
+#: ``reconcile_fn(ctx, req) -> Result | None``; raising is returning an error.
+ReconcileFn = Callable[["Context", Request], "Result | None"]
+#: ``map_fn(obj) -> requests`` for :meth:`ControllerBuilder.watches`; obj is read-only.
+MapFn = Callable[[Obj], Iterable[Request]]
+
+
+@dataclass
+class WatchSpec:
+    """One watched kind and how its events map to requests."""
+
+    kind: str
+    api_version: str | None
+    #: "for", "owns" or "watches".
+    mode: str
+    predicates: tuple[Predicate, ...] = ()
+    map_fn: MapFn | None = None
+
+
+@dataclass
+class ControllerSpec:
+    """Everything :meth:`ControllerBuilder.complete` collected."""
+
+    name: str
+    watches: list[WatchSpec] = field(default_factory=list)
+    event_filters: tuple[Predicate, ...] = ()
+    reconcile: ReconcileFn | None = None
+
+    @property
+    def primary(self) -> WatchSpec:
+        """The ``for_`` watch."""
+        for w in self.watches:
+            if w.mode == "for":
+                return w
+        raise ValueError(f"controller {self.name!r}: must provide an object for reconciliation (for_)")
+
+
+class ControllerBuilder:
+    """Fluent declaration of one controller; :meth:`complete` registers and starts it."""
+
+    def __init__(self, host: Host, name: str) -> None:
+        self._host = host
+        self._spec = ControllerSpec(name=name)
+
+    def for_(self, kind: str, api_version: str | None = None,
+             predicates: Predicate | Iterable[Predicate] = ()) -> ControllerBuilder:
+        """The kind this controller reconciles; its events enqueue the object's own key."""
+        if any(w.mode == "for" for w in self._spec.watches):
+            raise ValueError(f"controller {self._spec.name!r}: for_ may only be called once")
+        self._spec.watches.append(WatchSpec(kind, api_version, "for", as_tuple(predicates)))
+        return self
+
+    def owns(self, kind: str, api_version: str | None = None,
+             predicates: Predicate | Iterable[Predicate] = ()) -> ControllerBuilder:
+        """A kind this controller creates; its events enqueue the controlling owner of the primary kind."""
+        self._spec.watches.append(WatchSpec(kind, api_version, "owns", as_tuple(predicates)))
+        return self
+
+    def watches(self, kind: str, map_fn: MapFn, api_version: str | None = None,
+                predicates: Predicate | Iterable[Predicate] = ()) -> ControllerBuilder:
+        """Another kind whose events enqueue what ``map_fn(obj)`` returns (old and new object on update)."""
+        self._spec.watches.append(WatchSpec(kind, api_version, "watches", as_tuple(predicates), map_fn))
+        return self
+
+    def with_event_filter(self, pred: Predicate) -> ControllerBuilder:
+        """A predicate applied to the events of every watched kind."""
+        self._spec.event_filters = (*self._spec.event_filters, *as_tuple(pred))
+        return self
+
+    def complete(self, reconcile_fn: ReconcileFn) -> Controller:
+        """Register the controller with its reconcile function; it starts at once (lists its kinds)."""
+        self._spec.reconcile = reconcile_fn
+        _ = self._spec.primary  # validates
+        return self._host._add_controller(self._spec)
+
+
+# ------------------------------------------------------------------------------------------
+# Event handlers (controller-runtime pkg/handler), bound to one queue of one controller start.
+
+
+class _Handler:
+    __slots__ = ("predicates", "queue")
+
+    def __init__(self, queue: WorkQueue[Request], predicates: tuple[Predicate, ...]) -> None:
+        self.queue = queue
+        self.predicates = predicates
+
+    def requests(self, obj: Obj) -> Iterable[Request]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _enqueue(self, obj: Obj) -> None:
+        add = self.queue.add
+        for req in self.requests(obj):
+            add(req)
+
+    def on_create(self, obj: Obj) -> None:
+        """Filter a create event, then enqueue."""
+        for p in self.predicates:
+            if not p.on_create(obj):
+                return
+        self._enqueue(obj)
+
+    def on_update(self, old: Obj, new: Obj) -> None:
+        """Filter an update event, then enqueue (the new object)."""
+        for p in self.predicates:
+            if not p.on_update(old, new):
+                return
+        self._enqueue(new)
+
+    def on_delete(self, obj: Obj) -> None:
+        """Filter a delete event, then enqueue."""
+        for p in self.predicates:
+            if not p.on_delete(obj):
+                return
+        self._enqueue(obj)
+
+    def on_generic(self, obj: Obj) -> None:
+        """Filter a generic event, then enqueue."""
+        for p in self.predicates:
+            if not p.on_generic(obj):
+                return
+        self._enqueue(obj)
+
+
+class EnqueueForObject(_Handler):
+    """``handler.EnqueueRequestForObject``: the object's own namespace/name."""
+
+    __slots__ = ("namespaced",)
+
+    def __init__(self, queue: WorkQueue[Request], predicates: tuple[Predicate, ...], namespaced: bool) -> None:
+        super().__init__(queue, predicates)
+        self.namespaced = namespaced
+
+    def requests(self, obj: Obj) -> Iterable[Request]:
+        """One request: the object itself."""
+        meta = obj["metadata"]
+        return (Request(meta.get("namespace", "") if self.namespaced else "", meta["name"]),)
+
+    def _enqueue(self, obj: Obj) -> None:
+        meta = obj["metadata"]
+        self.queue.add(Request(meta.get("namespace", "") if self.namespaced else "", meta["name"]))
+
+
+class EnqueueForOwner(_Handler):
+    """``handler.EnqueueRequestForOwner(..., OnlyControllerOwner())``: the controlling owner of one kind.
+
+    The owner reference matches on API group and kind (not version), as controller-runtime does.
+    """
+
+    __slots__ = ("owner_group", "owner_kind", "owner_namespaced")
+
+    def __init__(self, queue: WorkQueue[Request], predicates: tuple[Predicate, ...],
+                 owner_group: str, owner_kind: str, owner_namespaced: bool) -> None:
+        super().__init__(queue, predicates)
+        self.owner_group = owner_group
+        self.owner_kind = owner_kind
+        self.owner_namespaced = owner_namespaced
+
+    def requests(self, obj: Obj) -> Iterable[Request]:
+        """The owner named by the object's controller reference, if it is of the primary kind."""
+        meta = obj["metadata"]
+        for ref in meta.get("ownerReferences") or ():
+            if not ref.get("controller"):
+                continue
+            api_version = ref.get("apiVersion") or ""
+            group = api_version.rpartition("/")[0] if "/" in api_version else ""
+            if group == self.owner_group and ref.get("kind") == self.owner_kind:
+                ns = meta.get("namespace", "") if self.owner_namespaced else ""
+                return (Request(ns, ref.get("name") or ""),)
+            return ()  # at most one controller reference
+        return ()
+
+    def on_update(self, old: Obj, new: Obj) -> None:
+        """Filter, then enqueue the owners of both the old and the new object."""
+        for p in self.predicates:
+            if not p.on_update(old, new):
+                return
+        self._enqueue(old)
+        self._enqueue(new)
+
+
+class EnqueueFromMap(_Handler):
+    """``handler.EnqueueRequestsFromMapFunc``: whatever the map function returns."""
+
+    __slots__ = ("map_fn",)
+
+    def __init__(self, queue: WorkQueue[Request], predicates: tuple[Predicate, ...], map_fn: MapFn) -> None:
+        super().__init__(queue, predicates)
+        self.map_fn = map_fn
+
+    def requests(self, obj: Obj) -> Iterable[Request]:
+        """The map function's requests for the object."""
+        return self.map_fn(obj)
+
+    def on_update(self, old: Obj, new: Obj) -> None:
+        """Filter, then enqueue the requests of both the old and the new object."""
+        for p in self.predicates:
+            if not p.on_update(old, new):
+                return
+        self._enqueue(old)
+        self._enqueue(new)

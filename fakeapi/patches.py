@@ -1,0 +1,807 @@
+"""PATCH bodies: JSON Patch (RFC 6902), JSON merge patch (RFC 7386), strategic merge patch.
+
+Semantics follow what kube-apiserver runs (reference §2.5):
+
+- JSON Patch: evanphx/json-patch v4 via the ``jsonpatch`` library; a missing
+  ``value`` means null and negative array indices count from the end, as in Go.
+- Merge patch: evanphx ``MergePatch`` (nulls delete; nulls inside added values
+  are pruned; arrays replace).
+- Strategic merge patch: a port of the apply half of
+  ``k8s.io/apimachinery/pkg/util/strategicpatch`` driven by the OpenAPI schema
+  nodes of the built-in kind (``x-kubernetes-patch-strategy`` /
+  ``x-kubernetes-patch-merge-key``).
+
+Errors map to kube-apiserver's answers: :class:`PatchFormatError` → 400 with the
+message, :class:`PatchApplyError` → 422 with :data:`GENERIC_INVALID_MESSAGE`,
+:class:`PatchTooLargeError` → 413 with the message, and
+:class:`PatchInternalError` → 500 (reason empty) with the message — the
+strategicpatch errors the apiserver does not classify (unknown ``$patch`` value,
+a list item without its merge key, ...).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import jsonpatch
+import jsonpointer
+
+from . import openapi
+from .jsonutil import fast_copy
+from .metavalidation import bad_value
+
+__all__ = [
+    "GENERIC_INVALID_MESSAGE",
+    "MAX_JSON_PATCH_OPERATIONS",
+    "PatchApplyError",
+    "PatchError",
+    "PatchFormatError",
+    "PatchInternalError",
+    "PatchTooLargeError",
+    "apply_json_patch",
+    "apply_merge_patch",
+    "apply_strategic_merge_patch",
+    "create_merge_patch",
+]
+
+MAX_JSON_PATCH_OPERATIONS = 10_000
+GENERIC_INVALID_MESSAGE = "the server rejected our request due to an error in our request"
+
+
+class PatchError(Exception):
+    """A patch that cannot be applied; ``str(err)`` is the message."""
+
+    code = 500
+
+    @property
+    def message(self) -> str:
+        """The message text."""
+        return str(self)
+
+
+class PatchFormatError(PatchError):
+    """The patch cannot be decoded or is malformed: 400 BadRequest with this message."""
+
+    code = 400
+
+
+class PatchApplyError(PatchError):
+    """Applying the patch failed: 422 Invalid with the generic message (``detail`` is the library's text)."""
+
+    code = 422
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(GENERIC_INVALID_MESSAGE)
+        self.detail = detail
+
+
+class PatchTooLargeError(PatchError):
+    """More than 10,000 JSON Patch operations: 413 RequestEntityTooLarge with this message."""
+
+    code = 413
+
+
+class PatchInternalError(PatchError):
+    """A strategic-merge error kube-apiserver surfaces as a plain 500 (no reason) with this message."""
+
+    code = 500
+
+
+def _json_type(v: Any) -> str:
+    """The JSON kind of a value, as Go's decoder names it in errors."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    return "object"
+
+
+# --- JSON Patch ---------------------------------------------------------------------------
+
+_NEGATIVE_SEGMENT = re.compile(r"/-\d")
+_VALUE_OPS = frozenset({"add", "replace", "test"})
+
+
+def apply_json_patch(doc: dict[str, Any], ops: Any) -> dict[str, Any]:
+    """Apply an RFC 6902 patch (the decoded body) to a copy of ``doc``.
+
+    ``null`` is an empty patch. A body that is not a list of objects raises
+    PatchFormatError; more than 10,000 operations PatchTooLargeError; any
+    failing operation (missing path, failed ``test``, unknown op, ``add`` to
+    ``/metadata/finalizers/-`` with no finalizers) PatchApplyError.
+    """
+    if ops is None:
+        return fast_copy(doc)
+    if not isinstance(ops, list):
+        raise PatchFormatError(f"json: cannot unmarshal {_json_type(ops)} into Go value of type jsonpatch.Patch")
+    for op in ops:
+        if op is not None and not isinstance(op, dict):
+            raise PatchFormatError(f"json: cannot unmarshal {_json_type(op)} into Go value of type jsonpatch.Operation")
+    if len(ops) > MAX_JSON_PATCH_OPERATIONS:
+        raise PatchTooLargeError(
+            f"The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {len(ops)}"
+        )
+    prepared: list[dict[str, Any]] = []
+    negative = False
+    for op in ops:
+        if op is None:
+            raise PatchApplyError("Unexpected kind: unknown")
+        if op.get("op") in _VALUE_OPS and "value" not in op:
+            op = {**op, "value": None}  # evanphx: a missing value is null
+        for k in ("path", "from"):
+            p = op.get(k)
+            if isinstance(p, str) and _NEGATIVE_SEGMENT.search(p):
+                negative = True
+        prepared.append(op)
+    out: Any = fast_copy(doc)
+    try:
+        if negative:
+            for op in prepared:
+                op = _resolve_negative_indices(out, op)
+                out = jsonpatch.JsonPatch([op]).apply(out, in_place=True)
+        else:
+            out = jsonpatch.JsonPatch(prepared).apply(out, in_place=True)
+    except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as e:
+        raise PatchApplyError(str(e)) from None
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+        raise PatchApplyError(str(e)) from None
+    return out
+
+
+def _resolve_negative_indices(doc: Any, op: dict[str, Any]) -> dict[str, Any]:
+    """Rewrite ``-N`` array indices (evanphx v4 ``SupportNegativeIndices``) to positive ones."""
+    out = dict(op)
+    for k in ("path", "from"):
+        p = op.get(k)
+        if not isinstance(p, str) or not _NEGATIVE_SEGMENT.search(p):
+            continue
+        parts = p.split("/")[1:]
+        cur: Any = doc
+        for i, raw in enumerate(parts):
+            seg = raw.replace("~1", "/").replace("~0", "~")
+            if isinstance(cur, list) and re.fullmatch(r"-\d+", seg):
+                idx = int(seg)
+                if idx >= -len(cur):
+                    parts[i] = str(idx + len(cur))
+                    seg = parts[i]
+            if isinstance(cur, dict):
+                cur = cur.get(seg)
+            elif isinstance(cur, list) and seg.isdigit() and int(seg) < len(cur):
+                cur = cur[int(seg)]
+            else:
+                cur = None
+        out[k] = "/" + "/".join(parts)
+    return out
+
+
+# --- merge patch --------------------------------------------------------------------------
+
+
+def apply_merge_patch(doc: dict[str, Any], patch: Any) -> Any:
+    """Apply an RFC 7386 merge patch to a copy of ``doc`` (evanphx ``MergePatch``).
+
+    Objects merge recursively, ``null`` deletes, arrays are replaced whole
+    (null elements of added values pruned). A list patch replaces the document;
+    ``null`` or a scalar raises PatchFormatError("Invalid JSON Patch").
+    """
+    if isinstance(patch, list):
+        return _prune_nulls(fast_copy(patch))
+    if not isinstance(patch, dict):
+        raise PatchFormatError("Invalid JSON Patch")
+    out = fast_copy(doc)
+    _merge_docs(out, patch)
+    return out
+
+
+def _merge_docs(doc: dict[str, Any], patch: Mapping[str, Any]) -> None:
+    for k, v in patch.items():
+        if v is None:
+            doc.pop(k, None)
+            continue
+        cur = doc.get(k)
+        if cur is None:
+            doc[k] = _prune_nulls(fast_copy(v))
+        elif isinstance(cur, dict):
+            if isinstance(v, dict):
+                _merge_docs(cur, v)
+            else:
+                doc[k] = fast_copy(v)  # evanphx: a non-object over an object is taken as is
+        else:
+            doc[k] = _prune_nulls(fast_copy(v))
+
+
+def _prune_nulls(v: Any) -> Any:
+    if isinstance(v, dict):
+        for k in [k for k, x in v.items() if x is None]:
+            del v[k]
+        for x in v.values():
+            _prune_nulls(x)
+    elif isinstance(v, list):
+        v[:] = [_prune_nulls(x) for x in v if x is not None]
+    return v
+
+
+def create_merge_patch(original: Any, modified: Any) -> Any:
+    """The RFC 7386 diff of two documents (evanphx ``CreateMergePatch``, client.MergeFrom).
+
+    Changed scalars are set, removed keys become null, changed arrays are sent
+    whole; equal documents give ``{}``. Two lists give a list of per-element
+    patches (same length required).
+    """
+    if isinstance(original, list) and isinstance(modified, list):
+        if len(original) != len(modified):
+            raise PatchError("Invalid JSON Document")
+        return [_get_diff(_as_obj(a), _as_obj(b)) for a, b in zip(original, modified)]
+    if isinstance(original, list) or isinstance(modified, list):
+        raise PatchError("Mismatched JSON Documents")
+    return _get_diff(_as_obj(original), _as_obj(modified))
+
+
+def _as_obj(v: Any) -> Mapping[str, Any]:
+    if v is None:
+        return {}
+    if not isinstance(v, Mapping):
+        raise PatchError("Invalid JSON Document")
+    return v
+
+
+def _kind(v: Any) -> str:
+    """Go's dynamic type after ``json.Unmarshal`` into interface{} (all numbers are float64)."""
+    if v is None:
+        return "nil"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "float64"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "slice"
+    return "map"
+
+
+def _get_diff(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
+    into: dict[str, Any] = {}
+    for key, bv in b.items():
+        if key not in a:
+            into[key] = fast_copy(bv)
+            continue
+        av = a[key]
+        if _kind(av) != _kind(bv):
+            into[key] = fast_copy(bv)
+            continue
+        if isinstance(av, Mapping):
+            dst = _get_diff(av, bv)
+            if dst:
+                into[key] = dst
+        elif av is None:
+            continue
+        elif av != bv:
+            into[key] = fast_copy(bv)
+    for key in a:
+        if key not in b:
+            into[key] = None
+    return into
+
+
+# --- strategic merge patch ----------------------------------------------------------------
+
+_DIRECTIVE = "$patch"
+_DELETE, _REPLACE, _MERGE = "delete", "replace", "merge"
+_RETAIN_KEYS = "$retainKeys"
+_DELETE_PREFIX = "$deleteFromPrimitiveList"
+_ORDER_PREFIX = "$setElementOrder"
+
+_BAD_PRIMITIVE_LIST = "invalid patch format of primitive list"
+_BAD_RETAIN_KEYS = "invalid patch format of retainKeys"
+_BAD_ORDER_LIST = "invalid patch format of setElementOrder list"
+_NO_LIST_OF_LISTS = "lists of lists are not supported"
+
+Schema = dict[str, Any]
+
+
+def apply_strategic_merge_patch(doc: dict[str, Any], patch: Any, schema: Schema | None) -> dict[str, Any]:
+    """Apply a strategic merge patch to a copy of ``doc`` (``StrategicMergeMapPatch``).
+
+    ``schema`` is the kind's root schema (``openapi.builtin_schema``): list
+    merge keys and strategies come from its nodes. Lists without a strategy
+    are replaced; ``merge`` lists of objects merge by key, primitive ones are
+    unioned; ``$patch``, ``$deleteFromPrimitiveList/<f>``,
+    ``$setElementOrder/<f>`` and ``$retainKeys`` directives apply; null
+    deletes. New items of a merged list come before the existing ones, as in Go.
+    """
+    if patch is None:
+        return fast_copy(doc)
+    if not isinstance(patch, dict):
+        raise PatchFormatError(
+            f"json: cannot unmarshal {_json_type(patch)} into Go value of type map[string]interface {{}}"
+        )
+    return _merge_map(fast_copy(doc), fast_copy(patch), schema)
+
+
+def _go_type(v: Any) -> str:
+    """Go's dynamic type of a decoded value (apimachinery keeps integers as int64)."""
+    if v is None:
+        return "nil"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int):
+        return "int64"
+    if isinstance(v, float):
+        return "float64"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "slice"
+    return "map"
+
+
+def _go_eq(a: Any, b: Any) -> bool:
+    """Go ``==`` on two interface values holding scalars."""
+    return _go_type(a) == _go_type(b) and a == b
+
+
+def _fmt_v(v: Any) -> str:
+    """Go ``%v`` of a decoded JSON value (maps with sorted keys)."""
+    if v is None:
+        return "<nil>"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (int, float)):
+        return bad_value(v)
+    if isinstance(v, list):
+        return "[" + " ".join(_fmt_v(x) for x in v) + "]"
+    return "map[" + " ".join(f"{k}:{_fmt_v(v[k])}" for k in sorted(v)) + "]"
+
+
+def _fmt_s(v: Any) -> str:
+    """Go ``%s`` of an interface value (non-strings print as ``%!s(type=value)``)."""
+    if isinstance(v, str):
+        return v
+    if v is None:
+        return "%!s(<nil>)"
+    t = _go_type(v)
+    if t in ("bool", "int64", "float64"):
+        return f"%!s({t}={_fmt_v(v)})"
+    return _fmt_v(v)
+
+
+_GO_TYPE_NAMES = {
+    "nil": "%!s(<nil>)",
+    "bool": "bool",
+    "int64": "int64",
+    "float64": "float64",
+    "string": "string",
+    "slice": "[]interface {}",
+    "map": "map[string]interface {}",
+}
+
+
+def _bad_arg_type(expected: str, actual: Any) -> PatchInternalError:
+    return PatchInternalError(f"expected a {expected}, but received a {_GO_TYPE_NAMES[_go_type(actual)]}")
+
+
+def _no_merge_key(m: Any, key: str) -> PatchInternalError:
+    return PatchInternalError(f"map: {_fmt_v(m)} does not contain declared merge key: {key}")
+
+
+def _strategy(node: Schema | None) -> tuple[bool, str]:
+    """``extractRetainKeysPatchStrategy``: (has retainKeys, other strategy)."""
+    raw = openapi.patch_strategy(node)
+    if not raw:
+        return False, ""
+    parts = raw.split(",")
+    if len(parts) == 1:
+        return (True, "") if parts[0] == "retainKeys" else (False, parts[0])
+    if len(parts) == 2:
+        if parts[0] == "retainKeys":
+            return True, parts[1]
+        if parts[1] == "retainKeys":
+            return True, parts[0]
+    raise PatchInternalError(f"unexpected patch strategy: [{' '.join(parts)}]")
+
+
+def _merge_map(original: dict[str, Any] | None, patch: dict[str, Any], schema: Schema | None) -> dict[str, Any]:
+    if _DIRECTIVE in patch:
+        return _directive_in_merge_map(patch[_DIRECTIVE], patch)
+    if original is None:
+        original = {}
+    _apply_retain_keys(original, patch)
+    _merge_patch_into_original(original, patch, schema)
+    for k, patch_v in list(patch.items()):
+        is_delete_list = False
+        if k.startswith(_DELETE_PREFIX):
+            k = _extract_key(k, _DELETE_PREFIX)
+            is_delete_list = True
+        if patch_v is None:
+            original.pop(k, None)
+            continue
+        if k not in original or _go_type(original[k]) != _go_type(patch_v):
+            if not is_delete_list:
+                _discard_nulls(patch_v)
+                value, keep = _remove_directives(patch_v)
+                if keep:
+                    original[k] = value
+                else:
+                    original.pop(k, None)
+            continue
+        orig_v = original[k]
+        if isinstance(orig_v, dict):
+            sub = openapi.child(schema, k)
+            _, strategy = _strategy(sub)
+            original[k] = patch_v if strategy == _REPLACE else _merge_map(orig_v, patch_v, sub)
+        elif isinstance(orig_v, list):
+            sub = openapi.child(schema, k)
+            _, strategy = _strategy(sub)
+            merge_key = openapi.patch_merge_key(sub)
+            original[k] = _merge_slice_handler(orig_v, patch_v, openapi.items(sub), strategy, merge_key, is_delete_list)
+        else:
+            value, keep = _remove_directives(patch_v)
+            if keep:
+                original[k] = value
+            else:
+                original.pop(k, None)
+    return original
+
+
+def _directive_in_merge_map(directive: Any, patch: dict[str, Any]) -> dict[str, Any]:
+    if directive == _REPLACE:
+        del patch[_DIRECTIVE]
+        return patch
+    if directive == _DELETE:
+        return {}
+    raise PatchInternalError(f"unknown patch type: {_fmt_s(directive)} in map: {_fmt_v(patch)}")
+
+
+def _extract_key(s: str, prefix: str) -> str:
+    head, sep, rest = s.partition("/")
+    if not sep or head != prefix:
+        raise PatchFormatError(_BAD_PRIMITIVE_LIST if prefix == _DELETE_PREFIX else _BAD_ORDER_LIST)
+    return rest
+
+
+def _discard_nulls(v: Any) -> None:
+    if isinstance(v, dict):
+        for k in [k for k, x in v.items() if x is None]:
+            del v[k]
+        for x in v.values():
+            _discard_nulls(x)
+    elif isinstance(v, list):
+        for x in v:
+            _discard_nulls(x)
+
+
+def _remove_directives(v: Any) -> tuple[Any, bool]:
+    """``removeDirectives``: drop maps carrying ``$patch`` (and the key holding them)."""
+    if isinstance(v, dict):
+        if _DIRECTIVE in v:
+            return None, False
+        for k in list(v):
+            nv, keep = _remove_directives(v[k])
+            if keep:
+                v[k] = nv
+            else:
+                del v[k]
+        return v, True
+    if isinstance(v, list):
+        out = []
+        for x in v:
+            nx, keep = _remove_directives(x)
+            if keep:
+                out.append(nx)
+        return out, True
+    return v, True
+
+
+def _apply_retain_keys(original: dict[str, Any], patch: dict[str, Any]) -> None:
+    if _RETAIN_KEYS not in patch:
+        return
+    retain = patch.pop(_RETAIN_KEYS)
+    if not isinstance(retain, list):
+        raise PatchFormatError(_BAD_RETAIN_KEYS)
+    keep = {x for x in retain if isinstance(x, str)}
+    for k, v in patch.items():
+        if v is None or k.startswith(_DELETE_PREFIX) or k.startswith(_ORDER_PREFIX):
+            continue
+        if k not in keep:
+            raise PatchFormatError(_BAD_RETAIN_KEYS)
+    for k in [k for k in original if k not in keep]:
+        del original[k]
+
+
+def _merge_patch_into_original(original: dict[str, Any], patch: dict[str, Any], schema: Schema | None) -> None:
+    """Process ``$setElementOrder/<field>`` together with the patch list of that field."""
+    for key in [k for k in patch if k.startswith(_ORDER_PREFIX)]:
+        order = patch.pop(key)
+        if not isinstance(order, list):
+            raise _bad_arg_type("[]interface {}", order)
+        original_key = _extract_key(key, _ORDER_PREFIX)
+        found_original = original_key in original
+        found_patch = original_key in patch
+        original_list: list[Any] = []
+        patch_list: list[Any] = []
+        if found_original:
+            if not isinstance(original[original_key], list):
+                raise _bad_arg_type("[]interface {}", original[original_key])
+            original_list = original[original_key]
+        if found_patch:
+            if not isinstance(patch[original_key], list):
+                raise _bad_arg_type("[]interface {}", patch[original_key])
+            patch_list = patch[original_key]
+        sub = openapi.child(schema, original_key)
+        _, strategy = _strategy(sub)
+        merge_key = openapi.patch_merge_key(sub)
+        _validate_patch_with_order(patch_list, order, merge_key)
+        if found_original and not found_patch:
+            merged = original_list
+        elif not found_original and found_patch:
+            merged = _remove_directives(patch_list)[0]
+        elif found_original and found_patch:
+            merged = _merge_slice_handler(original_list, patch_list, openapi.items(sub), strategy, merge_key, False)
+        else:
+            continue
+        if not merge_key:
+            patch_items, server_only = _partition_primitives(merged, order)
+        else:
+            patch_items, server_only = _partition_maps(merged, order, merge_key)
+        kind = _slice_element_type(original_list, patch_list)
+        original[original_key] = _normalize_element_order(
+            patch_items, server_only, order, original_list, merge_key, kind
+        )
+        patch.pop(original_key, None)
+
+
+def _validate_patch_with_order(patch_list: list[Any], order: list[Any], merge_key: str) -> None:
+    if not order or not patch_list:
+        return
+    if merge_key:
+        non_delete, _ = _extract_to_delete_items(patch_list)
+    else:
+        non_delete = patch_list
+    pi = oi = 0
+    while pi < len(non_delete) and oi < len(order):
+        if isinstance(non_delete[pi], dict) and _DIRECTIVE in non_delete[pi]:
+            pi += 1
+            continue
+        if _merge_key_value_equal(non_delete[pi], order[oi], merge_key):
+            pi += 1
+        oi += 1
+    if pi < len(non_delete) and oi >= len(order):
+        raise PatchInternalError(
+            f"the order in patch list:\n{_fmt_v(patch_list)}\n doesn't match {_ORDER_PREFIX} list:\n{_fmt_v(order)}"
+        )
+
+
+def _merge_key_value_equal(left: Any, right: Any, merge_key: str) -> bool:
+    if not merge_key:
+        return _go_eq(left, right)
+    if not isinstance(left, dict):
+        raise _bad_arg_type("map[string]interface {}", left)
+    if not isinstance(right, dict):
+        raise _bad_arg_type("map[string]interface {}", right)
+    if merge_key not in left:
+        raise _no_merge_key(left, merge_key)
+    if merge_key not in right:
+        raise _no_merge_key(right, merge_key)
+    return _go_eq(left[merge_key], right[merge_key])
+
+
+def _merge_slice_handler(
+    original: Any, patch: Any, elem_schema: Schema | None, strategy: str, merge_key: str, is_delete_list: bool
+) -> list[Any]:
+    if not isinstance(original, list):
+        raise _bad_arg_type("[]interface {}", original)
+    if not isinstance(patch, list):
+        raise _bad_arg_type("[]interface {}", patch)
+    if strategy == _MERGE or is_delete_list:
+        return _merge_slice(original, patch, elem_schema, merge_key, is_delete_list)
+    return patch
+
+
+def _slice_element_type(*slices: list[Any]) -> str:
+    """``sliceElementType``: the common Go type of the elements, or an error."""
+    prev: str | None = None
+    for s in slices:
+        for v in s:
+            t = _go_type(v)
+            if prev is None:
+                prev = t
+                if t == "slice":
+                    raise PatchApplyError(_NO_LIST_OF_LISTS)
+            elif prev != t:
+                raise PatchInternalError(
+                    "list element types are not identical: [" + " ".join(_fmt_v(x) for x in slices) + "]"
+                )
+    if prev is None:
+        raise PatchInternalError("no elements in any of the given slices")
+    return prev
+
+
+def _merge_slice(
+    original: list[Any], patch: list[Any], elem_schema: Schema | None, merge_key: str, is_delete_list: bool
+) -> list[Any]:
+    if not original and not patch:
+        return original
+    kind = _slice_element_type(original, patch)
+    if kind != "map":
+        if is_delete_list:
+            return [v for v in original if not any(_go_eq(v, d) for d in patch)]
+        merged = _dedup_scalars(original + patch)
+    else:
+        if not merge_key:
+            raise PatchInternalError("cannot merge lists without merge key for struct")
+        original, patch = _merge_slice_with_special_elements(original, patch, merge_key)
+        merged = _merge_slice_without_special_elements(original, patch, merge_key, elem_schema)
+    if not merge_key:
+        patch_items, server_only = _partition_primitives(merged, patch)
+    else:
+        patch_items, server_only = _partition_maps(merged, patch, merge_key)
+    return _normalize_element_order(patch_items, server_only, patch, original, merge_key, kind)
+
+
+def _dedup_scalars(values: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for v in values:
+        if not any(_go_eq(v, o) for o in out):
+            out.append(v)
+    return out
+
+
+def _merge_slice_with_special_elements(
+    original: list[Any], patch: list[Any], merge_key: str
+) -> tuple[list[Any], list[Any]]:
+    plain: list[Any] = []
+    replace = False
+    for v in patch:
+        if _DIRECTIVE not in v:
+            plain.append(v)
+            continue
+        directive = v[_DIRECTIVE]
+        if directive == _DELETE:
+            if merge_key not in v:
+                raise _no_merge_key(v, merge_key)
+            original = [o for o in original if not _matches_key(o, merge_key, v[merge_key])]
+        elif directive == _REPLACE:
+            replace = True
+        elif directive == _MERGE:
+            raise PatchInternalError("merging lists cannot yet be specified in the patch")
+        else:
+            raise PatchInternalError(f"unknown patch type: {_fmt_s(directive)} in map: {_fmt_v(v)}")
+    if replace:
+        return plain, []
+    return original, plain
+
+
+def _matches_key(item: Any, key: str, value: Any) -> bool:
+    if not isinstance(item, dict):
+        raise PatchInternalError("value for key is not a map")
+    return key in item and _go_eq(item[key], value)
+
+
+def _merge_slice_without_special_elements(
+    original: list[Any], patch: list[Any], merge_key: str, elem_schema: Schema | None
+) -> list[Any]:
+    out = list(original)
+    for v in patch:
+        if merge_key not in v:
+            raise _no_merge_key(v, merge_key)
+        value = v[merge_key]
+        for i, o in enumerate(out):
+            if _matches_key(o, merge_key, value):
+                out[i] = _merge_map(o, v, elem_schema)
+                break
+        else:
+            out.append(v)
+    return out
+
+
+def _partition_primitives(merged: list[Any], by: list[Any]) -> tuple[list[Any], list[Any]]:
+    inside: list[Any] = []
+    server_only: list[Any] = []
+    for v in merged:
+        (inside if any(_go_eq(v, b) for b in by) else server_only).append(v)
+    return inside, server_only
+
+
+def _partition_maps(merged: list[Any], by: list[Any], merge_key: str) -> tuple[list[Any], list[Any]]:
+    inside: list[Any] = []
+    server_only: list[Any] = []
+    for v in merged:
+        if not isinstance(v, dict):
+            raise _bad_arg_type("map[string]interface {}", v)
+        if merge_key not in v:
+            raise _no_merge_key(v, merge_key)
+        found = any(_matches_key(b, merge_key, v[merge_key]) for b in by)
+        (inside if found else server_only).append(v)
+    return inside, server_only
+
+
+def _index(items: list[Any], value: Any, merge_key: str, kind: str) -> int:
+    if kind == "map":
+        want = value.get(merge_key) if isinstance(value, dict) else None
+        for i, v in enumerate(items):
+            have = v.get(merge_key) if isinstance(v, dict) else None
+            if _go_eq(want, have):
+                return i
+        return -1
+    for i, v in enumerate(items):
+        if _go_eq(value, v):
+            return i
+    return -1
+
+
+def _extract_to_delete_items(items: list[Any]) -> tuple[list[Any], list[Any]]:
+    keep: list[Any] = []
+    delete: list[Any] = []
+    for v in items:
+        if not isinstance(v, dict):
+            raise _bad_arg_type("map[string]interface {}", v)
+        (delete if v.get(_DIRECTIVE) == _DELETE else keep).append(v)
+    return keep, delete
+
+
+def _normalize_slice_order(to_sort: list[Any], order: list[Any], merge_key: str, kind: str) -> list[Any]:
+    to_delete: list[Any] = []
+    if kind == "map":
+        for lst in (to_sort, order):
+            for item in lst:
+                if not isinstance(item, dict):
+                    raise _bad_arg_type("map[string]interface {}", item)
+                if merge_key not in item:
+                    raise _no_merge_key(item, merge_key)
+        to_sort, to_delete = _extract_to_delete_items(to_sort)
+    n = len(order)
+
+    def position(item: Any) -> int:
+        i = _index(order, item, merge_key, kind)
+        return i if i >= 0 else n
+
+    return sorted(to_sort, key=position) + to_delete
+
+
+def _merge_sorted_slice(
+    left: list[Any], right: list[Any], server_order: list[Any], merge_key: str, kind: str
+) -> list[Any]:
+    """``mergeSortedSlice``: interleave server-only items (left) with patch items (right)."""
+    out: list[Any] = []
+    i = j = 0
+    while i < len(left) or j < len(right):
+        if i >= len(left):
+            out.append(right[j])
+            j += 1
+        elif j >= len(right):
+            out.append(left[i])
+            i += 1
+        else:
+            li = _index(server_order, left[i], merge_key, kind)
+            ri = _index(server_order, right[j], merge_key, kind)
+            if li >= 0 and ri >= 0 and li < ri:
+                out.append(left[i])
+                i += 1
+            else:
+                out.append(right[j])
+                j += 1
+    return out
+
+
+def _normalize_element_order(
+    patch_items: list[Any],
+    server_only: list[Any],
+    patch_order: list[Any],
+    server_order: list[Any],
+    merge_key: str,
+    kind: str,
+) -> list[Any]:
+    patch_items = _normalize_slice_order(patch_items, patch_order, merge_key, kind)
+    server_only = _normalize_slice_order(server_only, server_order, merge_key, kind)
+    return _merge_sorted_slice(server_only, patch_items, server_order, merge_key, kind)

@@ -1,0 +1,589 @@
+"""``CompiledSchema``: prune, default and validate objects of one kind, compiled once.
+
+Two kinds of schema:
+
+- ``structural=True``: a CRD's ``openAPIV3Schema`` (reference §6). :meth:`prepare`
+  runs the request pipeline (prune, drop non-nullable nulls, default);
+  :meth:`validate` checks the OpenAPI rules and the ``x-kubernetes-list-type``
+  set/map uniqueness, with causes worded as kube-apiserver words them (§6.2).
+- ``structural=False``: a built-in kind's kubernetes-validate schema.
+  :meth:`prepare` prunes unknown fields (the Go decoder drops them) and reports
+  them; :meth:`validate` checks types, enums and required fields.
+
+Validation is two-speed: a jsonschema-rs validator answers ``is_valid`` on a
+JSON Schema translation of the OpenAPI schema; only an invalid object goes
+through the ``jsonschema`` package, whose errors are turned into
+:class:`~fakeapi.errors.Cause` objects. ``metadata`` is never validated here
+(the server validates ObjectMeta itself). CEL (``x-kubernetes-validations``)
+is not evaluated.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import ipaddress
+import json
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import jsonschema
+import jsonschema_rs
+
+from . import openapi
+from .errors import (
+    FIELD_VALUE_DUPLICATE,
+    FIELD_VALUE_INVALID,
+    FIELD_VALUE_NOT_SUPPORTED,
+    FIELD_VALUE_REQUIRED,
+    FIELD_VALUE_TOO_LONG,
+    FIELD_VALUE_TOO_MANY,
+    FIELD_VALUE_TYPE_INVALID,
+    Cause,
+    render_value,
+)
+from .structural import apply_defaults, drop_nulls, has_defaults, inline_builtin_root, prune
+
+Schema = dict[str, Any]
+
+# --- formats (kube-openapi strfmt, the ones apiextensions keeps: reference §6.2) ------------------
+
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-%s[0-9a-fA-F]{3}-%s[0-9a-fA-F]{3}-[0-9a-fA-F]{12}"
+_RE_FORMATS: dict[str, re.Pattern[str]] = {
+    "bsonobjectid": re.compile(r"^[0-9a-fA-F]{24}$"),
+    "uuid": re.compile("^" + _UUID % ("[0-9a-fA-F]", "[0-9a-fA-F]") + "$"),
+    "uuid3": re.compile("^" + _UUID % ("3", "[0-9a-fA-F]") + "$"),
+    "uuid4": re.compile("^" + _UUID % ("4", "[89abAB]") + "$"),
+    "uuid5": re.compile("^" + _UUID % ("5", "[89abAB]") + "$"),
+    "mac": re.compile(r"^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$|^([0-9a-fA-F]{4}\.){2}[0-9a-fA-F]{4}$"),
+    "hexcolor": re.compile(r"^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"),
+    "rgbcolor": re.compile(
+        r"^rgb\(\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,"
+        r"\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*\)$"
+    ),
+    "ssn": re.compile(r"^\d{3}[- ]?\d{2}[- ]?\d{4}$"),
+    "email": re.compile(r"^[^@\s<>]+@[^@\s<>]+$"),
+    "hostname": re.compile(
+        r"^(?=.{1,255}$)[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$"
+    ),
+    "isbn10": re.compile(r"^(?:[0-9]{9}[0-9Xx])$"),
+    "isbn13": re.compile(r"^97[89][0-9]{10}$"),
+    "creditcard": re.compile(
+        r"^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|"
+        r"3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11})$"
+    ),
+    "date": re.compile(r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$"),
+    "datetime": re.compile(
+        r"^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d(\.\d+)?)?([Zz]|[+-]\d\d:?\d\d)?$"
+    ),
+    "duration": re.compile(
+        r"^[+-]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$|^\d+\s*(ns|us|µs|ms|s|m|h|d|w|"
+        r"nanoseconds?|microseconds?|milliseconds?|seconds?|minutes?|hours?|days?|weeks?)$"
+    ),
+    "k8s-short-name": re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"),
+    "k8s-long-name": re.compile(
+        r"^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+    ),
+}
+
+
+def _ip(kind: type[ipaddress.IPv4Address] | type[ipaddress.IPv6Address]) -> Callable[[str], bool]:
+    def check(s: str) -> bool:
+        try:
+            kind(s)
+        except ValueError:
+            return False
+        return True
+
+    return check
+
+
+def _cidr(s: str) -> bool:
+    try:
+        ipaddress.ip_network(s, strict=False)
+    except ValueError:
+        return False
+    return "/" in s
+
+
+def _byte(s: str) -> bool:
+    try:
+        base64.b64decode(s, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+def _uri(s: str) -> bool:
+    return bool(s) and not any(c.isspace() or ord(c) < 0x20 for c in s)
+
+
+def _isbn(s: str) -> bool:
+    t = s.replace("-", "").replace(" ", "")
+    return bool(_RE_FORMATS["isbn10"].match(t) or _RE_FORMATS["isbn13"].match(t))
+
+
+def _cc(s: str) -> bool:
+    return bool(_RE_FORMATS["creditcard"].match(s.replace("-", "").replace(" ", "")))
+
+
+def _re_check(name: str) -> Callable[[str], bool]:
+    rx = _RE_FORMATS[name]
+    return lambda s: bool(rx.match(s))
+
+
+FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
+    "bsonobjectid": _re_check("bsonobjectid"),
+    "uri": _uri,
+    "email": _re_check("email"),
+    "hostname": _re_check("hostname"),
+    "ipv4": _ip(ipaddress.IPv4Address),
+    "ipv6": _ip(ipaddress.IPv6Address),
+    "cidr": _cidr,
+    "mac": _re_check("mac"),
+    "uuid": _re_check("uuid"),
+    "uuid3": _re_check("uuid3"),
+    "uuid4": _re_check("uuid4"),
+    "uuid5": _re_check("uuid5"),
+    "isbn": _isbn,
+    "isbn10": lambda s: bool(_RE_FORMATS["isbn10"].match(s.replace("-", "").replace(" ", ""))),
+    "isbn13": lambda s: bool(_RE_FORMATS["isbn13"].match(s.replace("-", "").replace(" ", ""))),
+    "creditcard": _cc,
+    "ssn": _re_check("ssn"),
+    "hexcolor": _re_check("hexcolor"),
+    "rgbcolor": _re_check("rgbcolor"),
+    "byte": _byte,
+    "password": lambda s: True,
+    "date": _re_check("date"),
+    "duration": _re_check("duration"),
+    "date-time": _re_check("datetime"),
+    "datetime": _re_check("datetime"),
+    "k8s-short-name": _re_check("k8s-short-name"),
+    "k8s-long-name": _re_check("k8s-long-name"),
+}
+
+# Format names are prefixed in the translation so that the validators' built-in checks never apply.
+_FMT_PREFIX = "k8s:"
+
+
+def _format_fn(check: Callable[[str], bool]) -> Callable[[Any], bool]:
+    return lambda v: not isinstance(v, str) or check(v)
+
+
+_RS_FORMATS = {_FMT_PREFIX + k: _format_fn(v) for k, v in FORMAT_CHECKS.items()}
+_PY_FORMAT_CHECKER = jsonschema.FormatChecker(formats=())
+for _name, _fn in FORMAT_CHECKS.items():
+    _PY_FORMAT_CHECKER.checks(_FMT_PREFIX + _name)(_format_fn(_fn))
+
+
+# --- translation of OpenAPI v3 (structural) to JSON Schema ---------------------------------------
+
+_COPIED = (
+    "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems", "maxProperties",
+    "minProperties", "multipleOf", "required",
+)
+
+
+def _translate_structural(node: Schema, *, skip: frozenset[str] = frozenset()) -> Schema:
+    """One CRD schema node as JSON Schema 2020-12 (nullable, int-or-string, OpenAPI exclusive bounds)."""
+    out: Schema = {}
+    nullable = bool(node.get("nullable"))
+    if node.get("x-kubernetes-int-or-string"):
+        types: list[str] = ["integer", "string"]
+    else:
+        t = node.get("type")
+        types = [t] if isinstance(t, str) else []
+    if types:
+        if nullable:
+            types = [*types, "null"]
+        out["type"] = types[0] if len(types) == 1 else types
+    for k in _COPIED:
+        if k in node:
+            out[k] = node[k]
+    if skip and "required" in out:
+        out["required"] = [r for r in out["required"] if r not in skip]
+    if "enum" in node:
+        enum = list(node["enum"])
+        if nullable and None not in enum:
+            enum.append(None)
+        out["enum"] = enum
+    for bound, exclusive in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
+        if bound in node:
+            if node.get(exclusive) is True:
+                out[exclusive] = node[bound]
+            else:
+                out[bound] = node[bound]
+    fmt = node.get("format")
+    if isinstance(fmt, str) and fmt in FORMAT_CHECKS:
+        out["format"] = _FMT_PREFIX + fmt
+    props = node.get("properties")
+    if props:
+        out["properties"] = {k: _translate_structural(v) for k, v in props.items() if k not in skip}
+    ap = node.get("additionalProperties")
+    if isinstance(ap, dict):
+        out["additionalProperties"] = _translate_structural(ap)
+    it = node.get("items")
+    if isinstance(it, dict):
+        out["items"] = _translate_structural(it)
+    for junctor in ("allOf", "anyOf", "oneOf"):
+        subs = node.get(junctor)
+        if subs and not (junctor == "anyOf" and node.get("x-kubernetes-int-or-string") and _is_int_or_string_anyof(subs)):
+            out[junctor] = [_translate_structural(s) for s in subs]
+    if isinstance(node.get("not"), dict):
+        out["not"] = _translate_structural(node["not"])
+    return out
+
+
+def _is_int_or_string_anyof(subs: list[Schema]) -> bool:
+    return sorted(str(s.get("type")) for s in subs) == ["integer", "string"] and all(len(s) == 1 for s in subs)
+
+
+def _translate_builtin(root: Schema, *, skip: frozenset[str]) -> Schema:
+    """A kubernetes-validate kind schema as one self-contained JSON Schema (reachable ``$defs`` only)."""
+    defs: dict[str, Schema] = {}
+    pending: list[str] = []
+
+    def node(n: Schema) -> Schema:
+        ref = n.get("$ref")
+        if isinstance(ref, str):
+            name = openapi.ref_name(ref)
+            if name not in defs:
+                defs[name] = {}
+                pending.append(name)
+            return {"$ref": f"#/$defs/{name}"}
+        out: Schema = {}
+        t = n.get("type")
+        types = [t] if isinstance(t, str) else list(t or [])
+        if "oneOf" in n:  # Quantity, IntOrString
+            alts: list[str] = []
+            for a in n["oneOf"]:
+                at = a.get("type")
+                alts.extend([at] if isinstance(at, str) else list(at or []))
+            types = list(dict.fromkeys(alts))
+        if types:
+            out["type"] = types[0] if len(types) == 1 else types
+        for k in ("required", "maxLength", "minLength", "pattern", "maxItems", "minItems", "minimum", "maximum"):
+            if k in n:
+                out[k] = n[k]
+        if "enum" in n:
+            enum = list(n["enum"])
+            if "null" in types and None not in enum:
+                enum.append(None)
+            out["enum"] = enum
+        fmt = n.get("format")
+        if isinstance(fmt, str) and fmt in FORMAT_CHECKS:
+            out["format"] = _FMT_PREFIX + fmt
+        props = n.get("properties")
+        if props:
+            out["properties"] = {k: node(v) for k, v in props.items()}
+        ap = n.get("additionalProperties")
+        if isinstance(ap, dict):
+            out["additionalProperties"] = node(ap)
+        it = n.get("items")
+        if isinstance(it, dict):
+            out["items"] = node(it)
+        return out
+
+    top = node(root)
+    if skip:
+        top["properties"] = {k: v for k, v in top.get("properties", {}).items() if k not in skip}
+        if "required" in top:
+            top["required"] = [r for r in top["required"] if r not in skip]
+    while pending:
+        name = pending.pop()
+        defs[name] = node(openapi.definitions()[name])
+    if defs:
+        top["$defs"] = defs
+    return top
+
+
+# --- errors to causes ------------------------------------------------------------------------------
+
+
+def _path(parts: Iterable[Any], base: str = "") -> str:
+    out = base
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        else:
+            out = f"{out}.{p}" if out else str(p)
+    return out
+
+
+def _json_type(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, int):
+        return "integer"
+    if isinstance(v, float):
+        return "integer" if v.is_integer() else "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    return "object"
+
+
+def _num(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _quote_go(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
+def _error_causes(err: jsonschema.ValidationError, base: str) -> list[Cause]:
+    field = _path(err.absolute_path, base)
+    where = field or "body"
+    v = err.instance
+    kw = err.validator
+    vv: Any = err.validator_value
+    if kw == "type":
+        want = [vv] if isinstance(vv, str) else [t for t in vv if t != "null"]
+        actual = _json_type(v)
+        msg = f'Invalid value: "{actual}": {where} in body must be of type {",".join(want)}: "{actual}"'
+        return [Cause(FIELD_VALUE_TYPE_INVALID, msg, field)]
+    if kw == "required":
+        if not isinstance(v, dict):
+            return []
+        return [Cause(FIELD_VALUE_REQUIRED, "Required value", _path([r], field)) for r in vv if r not in v]
+    if kw == "enum":
+        allowed = [x if isinstance(x, str) else json.dumps(x) for x in vv if x is not None]
+        msg = f"Unsupported value: {render_value(v)}: supported values: " + ", ".join(_quote_go(x) for x in allowed)
+        return [Cause(FIELD_VALUE_NOT_SUPPORTED, msg, field)]
+    if kw == "maxLength":
+        unit = "byte" if vv == 1 else "bytes"
+        return [Cause(FIELD_VALUE_TOO_LONG, f"Too long: may not be more than {vv} {unit}", field)]
+    if kw in ("maxItems", "maxProperties"):
+        unit = "item" if vv == 1 else "items"
+        return [Cause(FIELD_VALUE_TOO_MANY, f"Too many: {len(v)}: must have at most {vv} {unit}", field)]
+    if kw == "format":
+        fmt = str(vv).removeprefix(_FMT_PREFIX)
+        msg = f"Invalid value: {render_value(v)}: {where} in body must be of type {fmt}: {_quote_go(str(v))}"
+        return [Cause(FIELD_VALUE_TYPE_INVALID, msg, field)]
+    value: Any = v
+    if kw == "minLength":
+        detail = f"should be at least {vv} chars long"
+    elif kw == "pattern":
+        detail = f"should match '{vv}'"
+    elif kw == "minimum":
+        detail = f"should be greater than or equal to {_num(vv)}"
+    elif kw == "exclusiveMinimum":
+        detail = f"should be greater than {_num(vv)}"
+    elif kw == "maximum":
+        detail = f"should be less than or equal to {_num(vv)}"
+    elif kw == "exclusiveMaximum":
+        detail = f"should be less than {_num(vv)}"
+    elif kw == "multipleOf":
+        detail = f"should be a multiple of {_num(vv)}"
+    elif kw == "minItems":
+        detail, value = f"should have at least {vv} items", len(v)
+    elif kw == "minProperties":
+        detail, value = f"should have at least {vv} properties", len(v)
+    elif kw == "uniqueItems":
+        detail, value = "shouldn't contain duplicates", ""
+    elif kw == "anyOf":
+        detail, value = "must validate at least one schema (anyOf)", ""
+    elif kw == "oneOf":
+        detail, value = "must validate one and only one schema (oneOf)", ""
+    elif kw == "not":
+        detail, value = "shouldn't validate the schema (not)", ""
+    else:
+        detail = err.message
+    return [Cause(FIELD_VALUE_INVALID, f"Invalid value: {render_value(value)}: {where} in body {detail}", field)]
+
+
+# --- x-kubernetes-list-type -------------------------------------------------------------------------
+
+
+def _has_list_types(node: Any) -> bool:
+    if not isinstance(node, dict):
+        return False
+    if node.get("x-kubernetes-list-type") in ("set", "map"):
+        return True
+    props = node.get("properties")
+    if isinstance(props, dict) and any(_has_list_types(v) for v in props.values()):
+        return True
+    return _has_list_types(node.get("items")) or _has_list_types(node.get("additionalProperties"))
+
+
+def _hashable(v: Any) -> Any:
+    return json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else (type(v) is bool, v)
+
+
+def _list_type_causes(x: Any, s: Schema, path: str, out: list[Cause]) -> None:
+    """``listtype.ValidateListSetsAndMaps``: duplicates in set and map lists."""
+    if isinstance(x, dict):
+        props = s.get("properties") or {}
+        ap = s.get("additionalProperties")
+        for k, v in x.items():
+            sub = props.get(k)
+            if sub is None and isinstance(ap, dict):
+                sub = ap
+            if sub is not None and isinstance(v, (dict, list)) and _has_list_types_cached(sub):
+                _list_type_causes(v, sub, f"{path}.{k}" if path else k, out)
+    elif isinstance(x, list):
+        lt = s.get("x-kubernetes-list-type")
+        if lt == "set":
+            seen: set[Any] = set()
+            for i, v in enumerate(x):
+                h = _hashable(v)
+                if h in seen:
+                    out.append(Cause(FIELD_VALUE_DUPLICATE, f"Duplicate value: {render_value(v)}", f"{path}[{i}]"))
+                seen.add(h)
+        elif lt == "map":
+            keys = list(s.get("x-kubernetes-list-map-keys") or [])
+            seen_keys: set[Any] = set()
+            for i, v in enumerate(x):
+                if v is None:
+                    continue
+                if not isinstance(v, dict):
+                    out.append(Cause(FIELD_VALUE_INVALID, f"Invalid value: {render_value(v)}: must be an object for an "
+                                     "array of list-type map", f"{path}[{i}]"))
+                    return
+                kv = {k: v.get(k) for k in keys if k in v}
+                h = json.dumps([v.get(k) for k in keys], sort_keys=True)
+                if h in seen_keys:
+                    out.append(Cause(FIELD_VALUE_DUPLICATE, f"Duplicate value: {render_value(kv)}", f"{path}[{i}]"))
+                seen_keys.add(h)
+        it = s.get("items")
+        if isinstance(it, dict) and _has_list_types_cached(it):
+            for i, v in enumerate(x):
+                if isinstance(v, (dict, list)):
+                    _list_type_causes(v, it, f"{path}[{i}]", out)
+
+
+_LT_CACHE: dict[int, tuple[Schema, bool]] = {}
+
+
+def _has_list_types_cached(node: Schema) -> bool:
+    hit = _LT_CACHE.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    r = _has_list_types(node)
+    _LT_CACHE[id(node)] = (node, r)
+    return r
+
+
+# --- the compiled schema -------------------------------------------------------------------------------
+
+
+class _Validator:
+    """A JSON Schema compiled twice: jsonschema-rs for the fast yes/no, jsonschema for details."""
+
+    def __init__(self, js: Schema, base: str) -> None:
+        self.js = js
+        self.base = base
+        self.rs = jsonschema_rs.validator_for(js, formats=_RS_FORMATS, validate_formats=True)
+        self._py: jsonschema.protocols.Validator | None = None
+
+    def causes(self, value: Any) -> list[Cause]:
+        if self.rs.is_valid(value):
+            return []
+        if self._py is None:
+            self._py = jsonschema.Draft202012Validator(self.js, format_checker=_PY_FORMAT_CHECKER)
+        out: list[Cause] = []
+        seen: set[Cause] = set()
+        for err in self._py.iter_errors(value):
+            for c in _error_causes(err, self.base):
+                if c not in seen:
+                    seen.add(c)
+                    out.append(c)
+        out.sort(key=lambda c: (c.field, c.reason, c.message))
+        return out
+
+
+class CompiledSchema:
+    """The schema machinery of one kind, compiled once and used on every write.
+
+    ``schema`` is a CRD's ``openAPIV3Schema`` (``structural=True``) or a
+    built-in kind's root schema from :func:`fakeapi.openapi.builtin_schema`.
+    """
+
+    def __init__(self, schema: Schema, *, structural: bool) -> None:
+        self.schema = schema
+        self.structural = structural
+        self._prune_schema = schema if structural else inline_builtin_root(schema)
+        self._defaults = structural and has_defaults(schema)
+        self._list_types = structural and _has_list_types(schema)
+        self._validators: dict[tuple[str, bool], _Validator] = {}
+
+    # -- pipeline --
+
+    def prepare(self, obj: dict[str, Any]) -> list[str]:
+        """Prune unknown fields (and, for CRDs, drop non-nullable nulls and apply defaults) in place.
+
+        Returns the warnings for the pruned fields: ``unknown field "spec.unknown"``.
+        """
+        pruned = prune(obj, self._prune_schema)
+        if self.structural:
+            drop_nulls(obj, self.schema)
+            if self._defaults:
+                apply_defaults(obj, self.schema)
+        return [f'unknown field "{p}"' for p in pruned]
+
+    def default(self, obj: dict[str, Any]) -> None:
+        """Apply defaults only (what a read from storage does for CRDs); no-op for built-ins."""
+        if self._defaults:
+            drop_nulls(obj, self.schema)
+            apply_defaults(obj, self.schema)
+
+    # -- validation --
+
+    def _validator(self, part: str, skip_metadata: bool) -> _Validator:
+        key = (part, skip_metadata)
+        v = self._validators.get(key)
+        if v is None:
+            skip = frozenset({"metadata"}) if skip_metadata else frozenset()
+            if part == "":
+                js = (
+                    _translate_structural(self.schema, skip=skip)
+                    if self.structural
+                    else _translate_builtin(self.schema, skip=skip)
+                )
+            else:
+                sub = self._status_schema()
+                js = (
+                    _translate_structural(sub)
+                    if self.structural
+                    else _translate_builtin(sub, skip=frozenset())
+                )
+            v = self._validators[key] = _Validator(js, part)
+        return v
+
+    def _status_schema(self) -> Schema:
+        if self.structural:
+            return dict((self.schema.get("properties") or {}).get("status") or {})
+        sub = (openapi.resolve(self.schema).get("properties") or {}).get("status")
+        return dict(sub) if isinstance(sub, dict) else {}
+
+    def validate(self, obj: dict[str, Any], *, skip_metadata: bool = True) -> list[Cause]:
+        """Validate an object against the schema; the causes kube-apiserver would report (empty: valid).
+
+        ``metadata`` is skipped by default (ObjectMeta is validated by the server).
+        """
+        causes = self._validator("", skip_metadata).causes(obj)
+        if self._list_types:
+            lt: list[Cause] = []
+            _list_type_causes(obj, self.schema, "", lt)
+            if skip_metadata:
+                lt = [c for c in lt if not c.field.startswith("metadata")]
+            causes.extend(lt)
+        return causes
+
+    def validate_status(self, obj: dict[str, Any]) -> list[Cause]:
+        """Validate only ``status`` against the status schema (for ``/status`` writes)."""
+        if "status" not in obj:
+            return []
+        status = obj["status"]
+        causes = self._validator("status", True).causes(status)
+        if self._list_types:
+            sub = self._status_schema()
+            if _has_list_types(sub):
+                _list_type_causes(status, sub, "status", causes)
+        return causes

@@ -1,0 +1,289 @@
+"""The AutoscalingRunnerSet controller (shared/ARC_SPEC.md "AutoscalingRunnerSet controller").
+
+Registers the scale set with the Actions service, keeps one EphemeralRunnerSet
+per ARS carrying the runner spec (bumping its actionable revision when the
+spec or, while parked, the runner metadata changes), parks the scale set
+(Outdated, no listener, replicas 0) when the service rejects the current
+runner spec, and runs one AutoscalingListener per ARS. Port of ARC's
+``autoscalingrunnerset_controller.go``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakeapi.errors import ApiError, is_not_found
+
+from . import constants as c
+from .actions_service import ActionsService
+from .common import Ctx, delete_ignore_not_found, get_or_none, has_finalizer, mutate, patch_finalizers
+from .resourcebuilder import (
+    build_ephemeral_runner_set,
+    build_listener,
+    build_runner_spec,
+    ers_labels_annotations,
+    listener_name,
+    meta,
+    scale_set_id,
+    scale_set_name,
+    spec,
+    status,
+)
+from .revision import metadata_drift, next_revision_of, outdated_for_applied, runner_spec_drift
+
+Obj = dict[str, Any]
+
+
+def listener_to_ars(listener: Obj) -> list[Any]:
+    """Map an AutoscalingListener event to its ARS (by the spec back references)."""
+    from fakeapi.host.builder import Request
+
+    s = listener.get("spec") or {}
+    ns, name = s.get("autoscalingRunnerSetNamespace"), s.get("autoscalingRunnerSetName")
+    if not ns or not name:
+        return []
+    return [Request(str(ns), str(name))]
+
+
+class AutoscalingRunnerSetReconciler:
+    """Reconciles AutoscalingRunnerSets; ``reconcile(ctx, req)`` is the host's reconcile function."""
+
+    name = c.CONTROLLER_ARS
+
+    def __init__(self, service: ActionsService, controller_namespace: str = c.DEFAULT_CONTROLLER_NAMESPACE) -> None:
+        self.service = service
+        self.controller_namespace = controller_namespace
+
+    def setup(self, host: Any) -> Any:
+        """Register with the host: for ARS, owns ERS, watches listeners through their back references."""
+        return (
+            host.controller(self.name)
+            .for_(c.KIND_ARS, api_version=c.API_VERSION)
+            .owns(c.KIND_ERS, api_version=c.API_VERSION)
+            .watches(c.KIND_AL, listener_to_ars, api_version=c.API_VERSION)
+            .complete(self.reconcile)
+        )
+
+    # ------------------------------------------------------------------ reconcile
+
+    def reconcile(self, ctx: Ctx, req: Any) -> Any:
+        """One pass over one AutoscalingRunnerSet, step by step as ARC_SPEC.md lists them."""
+        client = ctx.client
+        # 1. Not found -> done.
+        ars = get_or_none(client, c.KIND_ARS, req.name, req.namespace)
+        if ars is None:
+            return None
+
+        # 2. Being deleted: listener, then ERS (waiting for each), then the scale set, then the finalizer.
+        if meta(ars).get("deletionTimestamp"):
+            if not has_finalizer(ars, c.FINALIZER_ARS):
+                return None
+            return self._finalize(ctx, ars)
+
+        # 3. No finalizer -> add it.
+        if not has_finalizer(ars, c.FINALIZER_ARS):
+            patch_finalizers(client, ars, add=[c.FINALIZER_ARS])
+            return None
+
+        # 4. Registration with the Actions service.
+        if scale_set_id(ars) <= 0:
+            self._create_scale_set(client, ars)
+            return None
+        annotations = meta(ars).get("annotations") or {}
+        group = str(spec(ars).get("runnerGroup") or "")
+        current_group = annotations.get(c.ANNOTATION_RUNNER_GROUP_NAME)
+        if current_group is None or (group and str(current_group).lower() != group.lower()):
+            self._update_runner_group(client, ars)
+            return None
+        wanted_name = str(spec(ars).get("runnerScaleSetName") or "")
+        current_name = annotations.get(c.ANNOTATION_RUNNER_SCALE_SET_NAME)
+        if current_name is None or (wanted_name and str(current_name).lower() != wanted_name.lower()):
+            self._update_scale_set_name(client, ars)
+            return None
+
+        # 5. The EphemeralRunnerSet (same name, 1:1).
+        ers = get_or_none(client, c.KIND_ERS, req.name, req.namespace)
+        if ers is None:
+            client.create(build_ephemeral_runner_set(ars))
+            return None
+
+        built = build_runner_spec(ars)
+        spec_drift = runner_spec_drift(spec(ers).get("ephemeralRunnerSpec"), built)
+        wanted_meta = spec(ars).get("ephemeralRunnerMetadata")
+        meta_drift = metadata_drift(spec(ers).get("ephemeralRunnerMetadata"), wanted_meta)
+        outdated = outdated_for_applied(ers)
+
+        # 6. Park: the current spec was rejected and nothing that could fix it changed.
+        if outdated and not spec_drift and not meta_drift:
+            self._park(ctx, ars, ers)
+            return None
+
+        # 7. Propagate a new runner spec (or, while parked, new runner metadata) with the next revision.
+        if spec_drift or (outdated and meta_drift):
+            revision = next_revision_of(ers)
+
+            def propagate(o: Obj) -> None:
+                s = o.setdefault("spec", {})
+                s["ephemeralRunnerSpec"] = built
+                if wanted_meta is None:
+                    s.pop("ephemeralRunnerMetadata", None)
+                else:
+                    s["ephemeralRunnerMetadata"] = wanted_meta
+                s["actionableRevision"] = revision
+
+            client.patch_from(ers, mutate(ers, propagate))
+            self._set_phase(client, ars, c.ARS_PHASE_PENDING)
+            return None
+        labels, ers_annotations = ers_labels_annotations(ars)
+        ers_meta = meta(ers)
+        labels_drift = any((ers_meta.get("labels") or {}).get(k) != v for k, v in labels.items()) or any(
+            (ers_meta.get("annotations") or {}).get(k) != v for k, v in ers_annotations.items()
+        )
+        if meta_drift or labels_drift:
+
+            def relabel(o: Obj) -> None:
+                s = o.setdefault("spec", {})
+                if wanted_meta is None:
+                    s.pop("ephemeralRunnerMetadata", None)
+                else:
+                    s["ephemeralRunnerMetadata"] = wanted_meta
+                m = o["metadata"]
+                m["labels"] = {**(m.get("labels") or {}), **labels}
+                m["annotations"] = {**(m.get("annotations") or {}), **ers_annotations}
+
+            client.patch_from(ers, mutate(ers, relabel))
+            return None
+
+        # 8. The listener: create it when absent, replace it when its spec is out of date.
+        desired = build_listener(ars, ers, self.controller_namespace)
+        listener = get_or_none(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
+        if listener is None:
+            if status(ars).get("phase") == c.ARS_PHASE_OUTDATED:
+                # Never let a listener exist while the ARS still says Outdated.
+                ars = self._set_phase(client, ars, c.ARS_PHASE_PENDING)
+            client.create(desired)
+            return None
+        if meta(listener).get("deletionTimestamp"):
+            return None
+        if listener_spec_drift(listener, desired):
+            delete_ignore_not_found(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
+            return None
+
+        # 9. Status: Running, with the set's counts.
+        est = status(ers)
+        wanted = {
+            "phase": c.ARS_PHASE_RUNNING,
+            "currentRunners": int(est.get("currentReplicas") or 0),
+            "pendingEphemeralRunners": int(est.get("pendingEphemeralRunners") or 0),
+            "runningEphemeralRunners": int(est.get("runningEphemeralRunners") or 0),
+            "failedEphemeralRunners": int(est.get("failedEphemeralRunners") or 0),
+        }
+        self._patch_status(client, ars, wanted)
+        return None
+
+    # ------------------------------------------------------------------ helpers
+
+    def _patch_status(self, client: Any, ars: Obj, wanted: dict[str, Any]) -> Obj:
+        st = status(ars)
+        if all(st.get(k) == v for k, v in wanted.items()):
+            return ars
+        out: Obj = client.patch_from(ars, mutate(ars, lambda o: o.setdefault("status", {}).update(wanted)),
+                                     subresource="status")
+        return out
+
+    def _set_phase(self, client: Any, ars: Obj, phase: str) -> Obj:
+        return self._patch_status(client, ars, {"phase": phase})
+
+    def _park(self, ctx: Ctx, ars: Obj, ers: Obj) -> None:
+        """ARS Outdated, listener deleted (the scale set stops taking jobs), ERS pinned to 0 replicas.
+
+        The listener goes first, so that no listener is ever seen next to an
+        Outdated ARS, even if the controller crashes part-way.
+        """
+        client = ctx.client
+        listener = get_or_none(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
+        if listener is not None and not meta(listener).get("deletionTimestamp"):
+            delete_ignore_not_found(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
+        self._set_phase(client, ars, c.ARS_PHASE_OUTDATED)
+        s = spec(ers)
+        if int(s.get("replicas") or 0) != 0 or int(s.get("patchID") or 0) != 0:
+
+            def pin(o: Obj) -> None:
+                o.setdefault("spec", {}).update({"replicas": 0, "patchID": 0})
+
+            client.patch_from(ers, mutate(ers, pin))
+
+    def _finalize(self, ctx: Ctx, ars: Obj) -> Any:
+        client = ctx.client
+        name, ns = meta(ars)["name"], meta(ars).get("namespace", "")
+        listener = get_or_none(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
+        if listener is not None:
+            if not meta(listener).get("deletionTimestamp"):
+                delete_ignore_not_found(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
+            return None
+        ers = get_or_none(client, c.KIND_ERS, name, ns)
+        if ers is not None:
+            if not meta(ers).get("deletionTimestamp"):
+                delete_ignore_not_found(client, c.KIND_ERS, name, ns)
+            return None
+        sid = scale_set_id(ars)
+        if sid > 0:
+            self.service.delete_runner_scale_set(sid, actor=self.name)
+        try:
+            patch_finalizers(client, ars, remove=[c.FINALIZER_ARS])
+        except ApiError as e:
+            if not is_not_found(e):
+                raise
+        return None
+
+    def _annotate(self, client: Any, ars: Obj, values: dict[str, str]) -> None:
+        def apply(o: Obj) -> None:
+            m = o["metadata"]
+            m["annotations"] = {**(m.get("annotations") or {}), **values}
+
+        client.patch_from(ars, mutate(ars, apply))
+
+    def _runner_group_id(self, ars: Obj) -> int:
+        group = str(spec(ars).get("runnerGroup") or "")
+        if not group:
+            return c.DEFAULT_RUNNER_GROUP_ID
+        return self.service.get_runner_group_by_name(group, actor=self.name).id
+
+    def _create_scale_set(self, client: Any, ars: Obj) -> None:
+        """Find or create the scale set (runner group by name, default id 1); annotate id, name, group."""
+        group_id = self._runner_group_id(ars)
+        name = scale_set_name(ars)
+        s = spec(ars)
+        scale_set = self.service.get_runner_scale_set(group_id, name, actor=self.name)
+        if scale_set is None:
+            labels = [str(x) for x in (s.get("runnerScaleSetLabels") or [])] or [name]
+            scale_set = self.service.create_runner_scale_set(
+                name, group_id, labels, str(s.get("githubConfigUrl") or ""), actor=self.name
+            )
+        self._annotate(
+            client,
+            ars,
+            {
+                c.ANNOTATION_RUNNER_SCALE_SET_ID: str(scale_set.id),
+                c.ANNOTATION_RUNNER_GROUP_NAME: scale_set.runner_group_name,
+                c.ANNOTATION_RUNNER_SCALE_SET_NAME: scale_set.name,
+            },
+        )
+
+    def _update_runner_group(self, client: Any, ars: Obj) -> None:
+        group_id = self._runner_group_id(ars)
+        updated = self.service.update_runner_scale_set(scale_set_id(ars), runner_group_id=group_id, actor=self.name)
+        self._annotate(client, ars, {c.ANNOTATION_RUNNER_GROUP_NAME: updated.runner_group_name})
+
+    def _update_scale_set_name(self, client: Any, ars: Obj) -> None:
+        updated = self.service.update_runner_scale_set(scale_set_id(ars), name=scale_set_name(ars), actor=self.name)
+        self._annotate(client, ars, {c.ANNOTATION_RUNNER_SCALE_SET_NAME: updated.name})
+
+
+def listener_spec_drift(listener: Obj, desired: Obj) -> bool:
+    """True when a listener's spec differs (Go semantic equality) from the one the ARS asks for."""
+    from fakeapi.semantic import semantic_equal
+
+    from .gotypes import listener_spec_type
+
+    return not semantic_equal(listener.get("spec") or {}, desired.get("spec") or {}, listener_spec_type())

@@ -1,0 +1,320 @@
+"""The EphemeralRunnerSet controller (shared/ARC_SPEC.md "EphemeralRunnerSet controller").
+
+Keeps a set's runners at ``spec.replicas``, rebuilds idle and pending runners
+when ``spec.actionableRevision`` moves past ``status.appliedActionableRevision``
+(and only then advances the applied revision), and holds the set in the
+Outdated phase while a runner built from the current spec reports that the
+Actions service rejected it. Port of ARC's ``ephemeralrunnerset_controller.go``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from fakeapi.errors import ApiError, is_conflict
+
+from . import constants as c
+from .actions_service import ActionsError, ActionsService, is_job_still_running
+from .actions_service import is_not_found as service_not_found
+from .common import (
+    Ctx,
+    age,
+    delete_ignore_not_found,
+    get_or_none,
+    has_finalizer,
+    list_runners,
+    mutate,
+    oldest_first,
+    patch_finalizers,
+)
+from .resourcebuilder import build_ephemeral_runner, meta, spec, status
+from .revision import (
+    Classification,
+    applied_revision,
+    classify,
+    has_job,
+    runner_id,
+    spec_revision,
+)
+
+Obj = dict[str, Any]
+
+#: ``retry.DefaultBackoff.Steps``: how many times the applied-revision patch is tried on conflict.
+APPLIED_PATCH_ATTEMPTS = 4
+
+
+@dataclass
+class CleanupResult:
+    """What a cleanup pass left: runners still present, and the earliest registration-grace wait."""
+
+    remaining: int = 0
+    requeue_after: timedelta | None = None
+
+
+def _min_delay(a: timedelta | None, b: timedelta | None) -> timedelta | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return min(a, b)
+
+
+class EphemeralRunnerSetReconciler:
+    """Reconciles EphemeralRunnerSets; ``reconcile(ctx, req)`` is the host's reconcile function."""
+
+    name = c.CONTROLLER_ERS
+
+    def __init__(self, service: ActionsService) -> None:
+        self.service = service
+
+    def setup(self, host: Any) -> Any:
+        """Register with the host: for EphemeralRunnerSet, owns EphemeralRunner."""
+        return (
+            host.controller(self.name)
+            .for_(c.KIND_ERS, api_version=c.API_VERSION)
+            .owns(c.KIND_ER, api_version=c.API_VERSION)
+            .complete(self.reconcile)
+        )
+
+    # ------------------------------------------------------------------ reconcile
+
+    def reconcile(self, ctx: Ctx, req: Any) -> Any:
+        """One pass over one EphemeralRunnerSet, step by step as ARC_SPEC.md lists them."""
+        from fakeapi.host.builder import Result
+
+        client = ctx.client
+        # 1. Not found -> done.
+        ers = get_or_none(client, c.KIND_ERS, req.name, req.namespace)
+        if ers is None:
+            return None
+
+        # 2. Being deleted: clean up runners; remove the finalizer when none are left.
+        if meta(ers).get("deletionTimestamp"):
+            if not has_finalizer(ers, c.FINALIZER_ERS):
+                return None
+            runners = list_runners(client, req.namespace, req.name)
+            if not runners:
+                patch_finalizers(client, ers, remove=[c.FINALIZER_ERS])
+                return None
+            res = self.clean_up(ctx, ers, runners)
+            return Result(requeue_after=res.requeue_after) if res.requeue_after else None
+
+        # 3. No finalizer -> add it.
+        if not has_finalizer(ers, c.FINALIZER_ERS):
+            patch_finalizers(client, ers, add=[c.FINALIZER_ERS])
+            return None
+
+        applied = applied_revision(ers)
+        target = spec_revision(ers)
+        # 4. Apply a new revision: clean up first, advance the applied marker only after it succeeded.
+        if target > applied:
+            res = self.clean_up(ctx, ers, list_runners(client, req.namespace, req.name))
+            if res.requeue_after is not None:
+                return Result(requeue_after=res.requeue_after)
+            self.patch_applied_revision(ctx, req.namespace, req.name, target)
+            return None
+
+        # 5. Outdated: keep cleaning up, never scale, never recompute the phase.
+        if status(ers).get("phase") == c.ERS_PHASE_OUTDATED:
+            res = self.clean_up(ctx, ers, list_runners(client, req.namespace, req.name))
+            return Result(requeue_after=res.requeue_after) if res.requeue_after else None
+
+        # 6. Classify against the applied revision.
+        runners = list_runners(client, req.namespace, req.name)
+        cls = classify(runners, applied)
+
+        # 7. Stale outdated runners: their verdict is about a replaced spec; delete and replace them.
+        if cls.stale_outdated:
+            self._delete_all(client, cls.stale_outdated)
+            self.update_status(ctx, ers, cls)
+            return None
+
+        # 8. Outdated runners: record the phase first, then clean up. Never replace them.
+        if cls.outdated:
+            ers = self.update_status(ctx, ers, cls)
+            res = self.clean_up(ctx, ers, runners)
+            return Result(requeue_after=res.requeue_after) if res.requeue_after else None
+
+        # 9. Scale, when the listener's latest target has not been acted on yet.
+        s = spec(ers)
+        patch_id = int(s.get("patchID") or 0)
+        replicas = int(s.get("replicas") or 0)
+        if patch_id == 0 or patch_id != cls.latest_patch_id:
+            self._delete_all(client, cls.finished)
+            total = cls.scale_total()
+            if total < replicas:
+                self._create_runners(client, ers, replicas - total)
+            elif patch_id == 0 and total > replicas:
+                self._delete_idle_runners(ctx, cls, total - replicas)
+
+        # 10. Status.
+        self.update_status(ctx, ers, cls)
+        return None
+
+    # ------------------------------------------------------------------ steps
+
+    def _delete_all(self, client: Any, runners: list[Obj]) -> None:
+        """Delete runners (NotFound ignored); every delete is tried, the first error is raised."""
+        errs: list[ApiError] = []
+        for r in runners:
+            try:
+                delete_ignore_not_found(client, c.KIND_ER, meta(r)["name"], meta(r).get("namespace", ""))
+            except ApiError as e:
+                errs.append(e)
+        if errs:
+            raise errs[0]
+
+    def _create_runners(self, client: Any, ers: Obj, count: int) -> None:
+        """Create ``count`` runners stamped with the set's current revision and patch id."""
+        errs: list[ApiError] = []
+        for _ in range(count):
+            try:
+                client.create(build_ephemeral_runner(ers))
+            except ApiError as e:
+                errs.append(e)
+        if errs:
+            raise errs[0]
+
+    def _delete_idle_runners(self, ctx: Ctx, cls: Classification, count: int) -> None:
+        """Scale down: remove ``count`` idle registered runners, pending oldest first, then running."""
+        if count <= 0:
+            return
+        candidates = oldest_first(cls.pending) + oldest_first(cls.running)
+        errs: list[Exception] = []
+        deleted = 0
+        for r in candidates:
+            if runner_id(r) == 0 or has_job(r):
+                continue
+            try:
+                ok = self._remove_and_delete(ctx, r)
+            except (ApiError, ActionsError) as e:
+                errs.append(e)
+                continue
+            if ok:
+                deleted += 1
+                if deleted == count:
+                    break
+        if errs:
+            raise errs[0]
+
+    def _remove_and_delete(self, ctx: Ctx, runner: Obj) -> bool:
+        """Remove a registered runner from the service, then delete its ER.
+
+        ``JobStillRunning`` leaves it (False, not an error); a runner the service no
+        longer knows counts as already removed.
+        """
+        rid = runner_id(runner)
+        try:
+            self.service.remove_runner(rid, actor=self.name)
+        except ActionsError as e:
+            if is_job_still_running(e):
+                return False
+            if not service_not_found(e):
+                raise
+        delete_ignore_not_found(ctx.client, c.KIND_ER, meta(runner)["name"], meta(runner).get("namespace", ""))
+        return True
+
+    def clean_up(self, ctx: Ctx, ers: Obj, runners: list[Obj]) -> CleanupResult:
+        """Clean up runners (ARC ``cleanUpEphemeralRunners``), classified against the applied revision.
+
+        Deletes every terminated runner; then each pending or running runner
+        without a job: unregistered and younger than the registration grace ->
+        left, with a requeue; unregistered and older -> the ER is deleted;
+        registered -> removed from the service, then deleted. Runners with a
+        job are never touched. Errors are collected and the first is raised.
+        """
+        result = CleanupResult(remaining=len(runners))
+        if not runners:
+            return result
+        cls = classify(runners, applied_revision(ers))
+        self._delete_all(ctx.client, cls.terminated())
+        now = ctx.now()
+        errs: list[Exception] = []
+        for r in [*cls.pending, *cls.running]:
+            if has_job(r):
+                continue
+            if runner_id(r) == 0:
+                waited = age(r, now)
+                if waited < c.REGISTRATION_GRACE:
+                    result.requeue_after = _min_delay(result.requeue_after, c.REGISTRATION_GRACE - waited)
+                    continue
+                try:
+                    delete_ignore_not_found(ctx.client, c.KIND_ER, meta(r)["name"], meta(r).get("namespace", ""))
+                except ApiError as e:
+                    errs.append(e)
+                continue
+            try:
+                self._remove_and_delete(ctx, r)
+            except (ApiError, ActionsError) as e:
+                errs.append(e)
+        if errs:
+            raise errs[0]
+        return result
+
+    def update_status(self, ctx: Ctx, ers: Obj, cls: Classification) -> Obj:
+        """Merge-patch the counts and phase (no optimistic lock), only if something changed.
+
+        Phase: Outdated if any current-revision runner is Outdated, else Running
+        if unset, else unchanged. Never moves Outdated back to Running; never
+        writes the applied revision. Returns the set as it now is.
+        """
+        st = status(ers)
+        phase = st.get("phase") or ""
+        if cls.outdated:
+            phase = c.ERS_PHASE_OUTDATED
+        elif phase == "":
+            phase = c.ERS_PHASE_RUNNING
+        desired = {
+            "currentReplicas": cls.scale_total(),
+            "pendingEphemeralRunners": len(cls.pending),
+            "runningEphemeralRunners": len(cls.running),
+            "failedEphemeralRunners": len(cls.failed),
+            "phase": phase,
+        }
+        if all(st.get(k, 0 if k != "phase" else "") == v for k, v in desired.items()):
+            return ers
+
+        def apply(o: Obj) -> None:
+            o.setdefault("status", {}).update(desired)
+
+        modified = mutate(ers, apply)
+        out: Obj = ctx.client.patch_from(ers, modified, subresource="status")
+        return out
+
+    def patch_applied_revision(self, ctx: Ctx, namespace: str, name: str, target: int) -> None:
+        """Advance ``status.appliedActionableRevision`` to ``target`` (never lower it), retried on conflict.
+
+        Each try reads the set and its runners through the uncached reader,
+        sets applied = max(applied, target), classifies the runners against that
+        value and sets the phase both ways (Outdated if any current-revision
+        runner is Outdated, else Running), then writes only if something changed,
+        as a status merge patch carrying the resourceVersion it read.
+        """
+        reader = ctx.api_reader
+        last: ApiError | None = None
+        for _ in range(APPLIED_PATCH_ATTEMPTS):
+            latest = reader.get(c.KIND_ERS, name, namespace)
+            new_applied = max(applied_revision(latest), target)
+            runners = list_runners(reader, namespace, name)
+            cls = classify(runners, new_applied)
+            phase = c.ERS_PHASE_OUTDATED if cls.outdated else c.ERS_PHASE_RUNNING
+            st = status(latest)
+            if applied_revision(latest) == new_applied and st.get("phase") == phase:
+                return
+
+            def apply(o: Obj, applied: int = new_applied, ph: str = phase) -> None:
+                s = o.setdefault("status", {})
+                s["appliedActionableRevision"] = applied
+                s["phase"] = ph
+
+            try:
+                ctx.client.patch_from(latest, mutate(latest, apply), optimistic_lock=True, subresource="status")
+                return
+            except ApiError as e:
+                if not is_conflict(e):
+                    raise
+                last = e
+        assert last is not None
+        raise last
