@@ -1,10 +1,19 @@
-"""fakeapi: a faithful in-memory Kubernetes API server and a deterministic controller host."""
+"""fakeapi: a faithful in-memory Kubernetes API server and a deterministic controller host.
+
+The public API: :class:`APIServer` (the verbs), :class:`Client` (what a Go
+controller holds: actor name and Go codec), :class:`Clock` (virtual time),
+:class:`Watch` / :class:`WatchEvent`, :class:`ApiError` with the client-go style
+predicates, :class:`FaultRule` / :class:`ControllerCrash`, :class:`Kind`, and
+:func:`semantic_equal` (``apiequality.Semantic.DeepEqual``).
+"""
 
 from __future__ import annotations
 
+from .client import Client
 from .clock import Clock, parse_duration
 from .errors import (
     ApiError,
+    Cause,
     is_already_exists,
     is_bad_request,
     is_conflict,
@@ -12,14 +21,34 @@ from .errors import (
     is_forbidden,
     is_invalid,
     is_not_found,
+    is_too_many_requests,
 )
 from .faults import ControllerCrash, FaultRule
+from .gomodel import GoType, go_roundtrip, go_type_from_structural
+from .kinds import Kind
+from .semantic import semantic_equal
+from .server import APIServer
+from .watch import ADDED, BOOKMARK, DELETED, ERROR, MODIFIED, Watch, WatchEvent
 
 __all__ = [
+    "ADDED",
+    "BOOKMARK",
+    "DELETED",
+    "ERROR",
+    "MODIFIED",
+    "APIServer",
     "ApiError",
+    "Cause",
+    "Client",
     "Clock",
     "ControllerCrash",
     "FaultRule",
+    "GoType",
+    "Kind",
+    "Watch",
+    "WatchEvent",
+    "go_roundtrip",
+    "go_type_from_structural",
     "is_already_exists",
     "is_bad_request",
     "is_conflict",
@@ -27,5 +56,7 @@ __all__ = [
     "is_forbidden",
     "is_invalid",
     "is_not_found",
+    "is_too_many_requests",
     "parse_duration",
+    "semantic_equal",
 ]

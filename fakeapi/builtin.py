@@ -9,9 +9,13 @@ kubernetes/pkg/registry.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
+from .errors import FIELD_VALUE_DUPLICATE, Cause
 from .kinds import Kind
 
 
@@ -95,3 +99,79 @@ def builtin_kinds() -> list[Kind]:
             )
         )
     return out
+
+
+# ------------------------------------------------------------------ Go-side validation
+#
+# What the built-in kinds' ``Validate`` functions check beyond their OpenAPI schemas, for
+# the mistakes a controller is likely to make: container and volume names (DNS-1123
+# labels, unique), container images, ConfigMap and Secret keys.
+
+_CONFIG_KEY_RE = re.compile(r"[-._a-zA-Z0-9]+")
+_CONFIG_KEY_MSG = ("a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  "
+                   "or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')")
+
+
+def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
+    """Field errors of a built-in object that its schema cannot express (empty for other kinds)."""
+    if not kind.builtin or kind.group:
+        return []
+    if kind.kind == "Pod":
+        spec = obj.get("spec")
+        return _pod_spec_causes(spec, "spec") if isinstance(spec, dict) else []
+    if kind.kind in ("ConfigMap", "Secret"):
+        return _config_key_causes(obj)
+    return []
+
+
+def _pod_spec_causes(spec: dict[str, Any], path: str) -> list[Cause]:
+    from .metavalidation import invalid, is_dns1123_label, required
+
+    causes: list[Cause] = []
+    seen: set[str] = set()
+    if spec.get("containers") == []:  # absent is the schema's Required value already
+        causes.append(required(f"{path}.containers"))
+    for group in ("initContainers", "containers"):
+        for i, c in enumerate(spec.get(group) or []):
+            if not isinstance(c, dict):
+                continue
+            field = f"{path}.{group}[{i}]"
+            name = c.get("name")
+            if not name:
+                causes.append(required(f"{field}.name"))
+            elif isinstance(name, str):
+                causes.extend(invalid(f"{field}.name", name, msg) for msg in is_dns1123_label(name))
+                if name in seen:
+                    causes.append(Cause(FIELD_VALUE_DUPLICATE, f"Duplicate value: {json.dumps(name)}", f"{field}.name"))
+                seen.add(name)
+            if not c.get("image") and group == "containers":
+                causes.append(required(f"{field}.image"))
+    volumes: set[str] = set()
+    for i, v in enumerate(spec.get("volumes") or []):
+        name = v.get("name") if isinstance(v, dict) else None
+        if isinstance(name, str) and name:
+            causes.extend(invalid(f"{path}.volumes[{i}].name", name, msg) for msg in is_dns1123_label(name))
+            if name in volumes:
+                causes.append(Cause(FIELD_VALUE_DUPLICATE, f"Duplicate value: {json.dumps(name)}",
+                                    f"{path}.volumes[{i}].name"))
+            volumes.add(name)
+    return causes
+
+
+def _config_key_causes(obj: dict[str, Any]) -> list[Cause]:
+    from .metavalidation import invalid
+
+    causes: list[Cause] = []
+    seen: set[str] = set()
+    for section in ("data", "binaryData", "stringData"):
+        values = obj.get(section)
+        if not isinstance(values, dict):
+            continue
+        for key in values:
+            if not _CONFIG_KEY_RE.fullmatch(key) or key in (".", ".."):
+                detail = _CONFIG_KEY_MSG if key not in (".", "..") else f"must not be '{key}'"
+                causes.append(invalid(f"{section}[{key}]", key, detail))
+            elif key in seen and section == "binaryData":
+                causes.append(invalid(f"{section}[{key}]", key, "duplicate of key present in data"))
+            seen.add(key)
+    return causes

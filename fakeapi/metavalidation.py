@@ -504,7 +504,7 @@ def validate_object_meta(
     name_rule: str = "subdomain",
     custom_resource: bool = False,
 ) -> tuple[list[Cause], list[str]]:
-    """Validate ``metadata`` on create; returns (causes, warnings).
+    """Validate ``metadata`` (or a whole object's) on create; returns (causes, warnings).
 
     Order as ``ValidateObjectMetaAccessor``: generateName, name, namespace,
     generation, labels, annotations, ownerReferences, finalizers, managedFields;
@@ -566,6 +566,8 @@ def validate_object_meta_update(
     subresource: str = "",
 ) -> list[Cause]:
     """The update-only rules of ``ValidateObjectMetaAccessorUpdate`` (after ``BeforeUpdate``).
+
+    ``new``/``old`` are the request's and the stored metadata (or whole objects).
 
     - new finalizers while the stored object is being deleted: Forbidden;
     - generation decremented;
@@ -645,7 +647,7 @@ DUPLICATE_OWNER_REFERENCES_AFTER_ADMISSION_WARNING = (
 
 
 def dedup_owner_references(meta: dict[str, Any], *, after_mutating_admission: bool = False) -> list[str]:
-    """Drop ownerReferences equal to an earlier entry with the same uid, in place.
+    """Drop ownerReferences equal to an earlier entry with the same uid, in place (metadata or object).
 
     As ``dedupOwnerReferencesAndAddWarning``: only entries entirely equal to a
     kept one are dropped (same uid with other differences are kept); returns

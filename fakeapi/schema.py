@@ -43,7 +43,16 @@ from .errors import (
     Cause,
     render_value,
 )
-from .structural import apply_defaults, drop_nulls, has_defaults, inline_builtin_root, prune
+from .structural import (
+    Chain,
+    apply_defaults,
+    chain_text,
+    drop_nulls,
+    has_defaults,
+    inline_builtin_root,
+    prune,
+    run_pipeline,
+)
 
 Schema = dict[str, Any]
 
@@ -413,61 +422,91 @@ def _has_list_types(node: Any) -> bool:
 
 
 def _hashable(v: Any) -> Any:
-    return json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else (type(v) is bool, v)
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, sort_keys=True)
+    return (type(v) is bool, v)
 
 
-def _list_type_causes(x: Any, s: Schema, path: str, out: list[Cause]) -> None:
+class _LTNode:
+    """The parts of a schema that hold ``x-kubernetes-list-type`` set/map lists (compiled once)."""
+
+    __slots__ = ("ap", "items", "keys", "list_type", "props")
+
+    def __init__(self) -> None:
+        self.props: dict[str, _LTNode] = {}
+        self.ap: _LTNode | None = None
+        self.items: _LTNode | None = None
+        self.list_type = ""
+        self.keys: tuple[str, ...] = ()
+
+
+def _lt_compile(node: Any) -> _LTNode | None:
+    """A plan that reaches only the list-type lists of a structural schema (None: there are none)."""
+    if not _has_list_types(node):
+        return None
+    n = _LTNode()
+    lt = node.get("x-kubernetes-list-type")
+    if lt in ("set", "map"):
+        n.list_type = lt
+        n.keys = tuple(node.get("x-kubernetes-list-map-keys") or ())
+    for k, v in (node.get("properties") or {}).items():
+        sub = _lt_compile(v)
+        if sub is not None:
+            n.props[k] = sub
+    n.ap = _lt_compile(node.get("additionalProperties"))
+    n.items = _lt_compile(node.get("items"))
+    return n
+
+
+def _list_type_causes(x: Any, n: _LTNode, path: Chain, out: list[Cause]) -> None:
     """``listtype.ValidateListSetsAndMaps``: duplicates in set and map lists."""
-    if isinstance(x, dict):
-        props = s.get("properties") or {}
-        ap = s.get("additionalProperties")
+    tx = type(x)
+    if tx is dict:
+        props = n.props
+        ap = n.ap
         for k, v in x.items():
             sub = props.get(k)
-            if sub is None and isinstance(ap, dict):
+            if sub is None:
+                if ap is None or k in props:
+                    continue
                 sub = ap
-            if sub is not None and isinstance(v, (dict, list)) and _has_list_types_cached(sub):
-                _list_type_causes(v, sub, f"{path}.{k}" if path else k, out)
-    elif isinstance(x, list):
-        lt = s.get("x-kubernetes-list-type")
+            if type(v) is dict or type(v) is list:
+                _list_type_causes(v, sub, (path, k), out)
+    elif tx is list:
+        lt = n.list_type
         if lt == "set":
-            seen: set[Any] = set()
-            for i, v in enumerate(x):
-                h = _hashable(v)
-                if h in seen:
-                    out.append(Cause(FIELD_VALUE_DUPLICATE, f"Duplicate value: {render_value(v)}", f"{path}[{i}]"))
-                seen.add(h)
-        elif lt == "map":
-            keys = list(s.get("x-kubernetes-list-map-keys") or [])
+            if len(x) > 1:
+                seen: set[Any] = set()
+                for i, v in enumerate(x):
+                    h = _hashable(v)
+                    if h in seen:
+                        out.append(Cause(FIELD_VALUE_DUPLICATE, f"Duplicate value: {render_value(v)}",
+                                         chain_text((path, i))))
+                    seen.add(h)
+        elif lt == "map" and len(x) > 1:
+            keys = n.keys
             seen_keys: set[Any] = set()
             for i, v in enumerate(x):
                 if v is None:
                     continue
-                if not isinstance(v, dict):
+                if type(v) is not dict:
                     out.append(Cause(FIELD_VALUE_INVALID, f"Invalid value: {render_value(v)}: must be an object for an "
-                                     "array of list-type map", f"{path}[{i}]"))
+                                     "array of list-type map", chain_text((path, i))))
                     return
-                kv = {k: v.get(k) for k in keys if k in v}
-                h = json.dumps([v.get(k) for k in keys], sort_keys=True)
+                h = tuple(_hashable(v.get(k, _MISSING_KEY)) for k in keys)
                 if h in seen_keys:
-                    out.append(Cause(FIELD_VALUE_DUPLICATE, f"Duplicate value: {render_value(kv)}", f"{path}[{i}]"))
+                    kv = {k: v[k] for k in keys if k in v}
+                    out.append(Cause(FIELD_VALUE_DUPLICATE, f"Duplicate value: {render_value(kv)}",
+                                     chain_text((path, i))))
                 seen_keys.add(h)
-        it = s.get("items")
-        if isinstance(it, dict) and _has_list_types_cached(it):
+        it = n.items
+        if it is not None:
             for i, v in enumerate(x):
-                if isinstance(v, (dict, list)):
-                    _list_type_causes(v, it, f"{path}[{i}]", out)
+                if type(v) is dict or type(v) is list:
+                    _list_type_causes(v, it, (path, i), out)
 
 
-_LT_CACHE: dict[int, tuple[Schema, bool]] = {}
-
-
-def _has_list_types_cached(node: Schema) -> bool:
-    hit = _LT_CACHE.get(id(node))
-    if hit is not None and hit[0] is node:
-        return hit[1]
-    r = _has_list_types(node)
-    _LT_CACHE[id(node)] = (node, r)
-    return r
+_MISSING_KEY = "\x00missing"
 
 
 # --- the compiled schema -------------------------------------------------------------------------------
@@ -510,7 +549,8 @@ class CompiledSchema:
         self.structural = structural
         self._prune_schema = schema if structural else inline_builtin_root(schema)
         self._defaults = structural and has_defaults(schema)
-        self._list_types = structural and _has_list_types(schema)
+        self._list_types = _lt_compile(schema) if structural else None
+        self._status_list_types = _lt_compile(self._status_schema()) if structural else None
         self._validators: dict[tuple[str, bool], _Validator] = {}
 
     # -- pipeline --
@@ -520,11 +560,7 @@ class CompiledSchema:
 
         Returns the warnings for the pruned fields: ``unknown field "spec.unknown"``.
         """
-        pruned = prune(obj, self._prune_schema)
-        if self.structural:
-            drop_nulls(obj, self.schema)
-            if self._defaults:
-                apply_defaults(obj, self.schema)
+        pruned = run_pipeline(obj, self.schema) if self.structural else prune(obj, self._prune_schema)
         return [f'unknown field "{p}"' for p in pruned]
 
     def default(self, obj: dict[str, Any]) -> None:
@@ -568,9 +604,9 @@ class CompiledSchema:
         ``metadata`` is skipped by default (ObjectMeta is validated by the server).
         """
         causes = self._validator("", skip_metadata).causes(obj)
-        if self._list_types:
+        if self._list_types is not None:
             lt: list[Cause] = []
-            _list_type_causes(obj, self.schema, "", lt)
+            _list_type_causes(obj, self._list_types, None, lt)
             if skip_metadata:
                 lt = [c for c in lt if not c.field.startswith("metadata")]
             causes.extend(lt)
@@ -582,8 +618,6 @@ class CompiledSchema:
             return []
         status = obj["status"]
         causes = self._validator("status", True).causes(status)
-        if self._list_types:
-            sub = self._status_schema()
-            if _has_list_types(sub):
-                _list_type_causes(status, sub, "status", causes)
+        if self._status_list_types is not None:
+            _list_type_causes(status, self._status_list_types, (None, "status"), causes)
         return causes

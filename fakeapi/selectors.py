@@ -88,32 +88,15 @@ class Requirement:
     operator: str
     values: tuple[str, ...] = ()
     _set: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
+    _match: Callable[[Mapping[str, str]], bool] = field(default=bool, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_set", frozenset(self.values))
+        object.__setattr__(self, "_match", _compile(self.key, self.operator, self._set, self.values))
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         """``Requirement.Matches``."""
-        op = self.operator
-        if op in (EQUALS, DOUBLE_EQUALS, IN):
-            v = labels.get(self.key)
-            return v is not None and v in self._set
-        if op in (NOT_EQUALS, NOT_IN):
-            v = labels.get(self.key)
-            return v is None or v not in self._set
-        if op == EXISTS:
-            return self.key in labels
-        if op == DOES_NOT_EXIST:
-            return self.key not in labels
-        if op in (GREATER_THAN, LESS_THAN):
-            v = labels.get(self.key)
-            if v is None or len(self.values) != 1:
-                return False
-            have, want = _parse_int64(v), _parse_int64(self.values[0])
-            if have is None or want is None:
-                return False
-            return have > want if op == GREATER_THAN else have < want
-        return False
+        return self._match(labels)
 
     def __str__(self) -> str:
         op = self.operator
@@ -128,10 +111,42 @@ class Requirement:
         return f"{self.key}{sym}{vals}"
 
 
+def _compile(
+    key: str, op: str, allowed: frozenset[str], values: tuple[str, ...]
+) -> Callable[[Mapping[str, str]], bool]:
+    """A matcher closure for one requirement (precompiled once per parsed selector)."""
+    if op in (EQUALS, DOUBLE_EQUALS, IN):
+        if len(allowed) == 1:
+            (only,) = allowed
+            return lambda labels: labels.get(key) == only
+        return lambda labels: (v := labels.get(key)) is not None and v in allowed
+    if op in (NOT_EQUALS, NOT_IN):
+        return lambda labels: (v := labels.get(key)) is None or v not in allowed
+    if op == EXISTS:
+        return lambda labels: key in labels
+    if op == DOES_NOT_EXIST:
+        return lambda labels: key not in labels
+    if op in (GREATER_THAN, LESS_THAN) and len(values) == 1:
+        want = _parse_int64(values[0])
+        if want is None:
+            return lambda labels: False
+        greater = op == GREATER_THAN
+
+        def compare(labels: Mapping[str, str]) -> bool:
+            v = labels.get(key)
+            have = None if v is None else _parse_int64(v)
+            if have is None:
+                return False
+            return have > want if greater else have < want
+
+        return compare
+    return lambda labels: False
+
+
 class LabelSelector:
     """A parsed label selector (immutable): ``requirements`` ANDed; ``empty`` / ``nothing`` flags."""
 
-    __slots__ = ("_empty", "_nothing", "_reqs", "_str")
+    __slots__ = ("_empty", "_matchers", "_nothing", "_reqs", "_str")
 
     def __init__(self, requirements: Iterable[Requirement] = (), *, nothing: bool = False) -> None:
         # sort.Sort(ByKey): stable here, so equal keys keep their parse order
@@ -139,6 +154,7 @@ class LabelSelector:
         self._nothing = nothing
         self._empty = not nothing and not self._reqs
         self._str = "" if nothing else ",".join(str(r) for r in self._reqs)
+        self._matchers = tuple(r._match for r in self._reqs)
 
     @property
     def requirements(self) -> list[Requirement]:
@@ -161,7 +177,10 @@ class LabelSelector:
             return False
         if labels is None:
             labels = _NO_LABELS
-        return all(r.matches(labels) for r in self._reqs)
+        for m in self._matchers:  # noqa: SIM110 (hot path: a loop beats all() over a generator)
+            if not m(labels):
+                return False
+        return True
 
     def index_terms(self) -> list[tuple[str, frozenset[str]]]:
         """(key, allowed values) pairs every match must satisfy (from ``=``, ``==``, ``in``).

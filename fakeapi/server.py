@@ -16,13 +16,13 @@ import json
 import random
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
 from . import errors
-from .builtin import builtin_kinds
+from .builtin import builtin_kinds, validate_builtin
 from .clock import Clock, format_time, parse_time
 from .crd import kinds_from_crd, validate_crd
 from .errors import ApiError, Cause
@@ -40,6 +40,11 @@ ORPHAN = "orphan"
 GC_FINALIZERS = (ORPHAN, FOREGROUND)
 PROPAGATION_POLICIES = ("Foreground", "Background", "Orphan")
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+CONTINUE_EXPIRED = (
+    "The provided continue parameter is too old to display a consistent list result. You can start a new list "
+    "without the continue parameter, or use the continue token in this response to retrieve the remainder of the "
+    "results. Continuing with the provided token results in an inconsistent list - objects that were created, "
+    "modified, or deleted between the time the first chunk was returned and now may show up in the list.")
 
 PATCH_TYPES = {
     "json": "json",
@@ -129,6 +134,11 @@ class APIServer:
     def lock(self) -> threading.RLock:
         """The server lock (held by every request; the HTTP layer shares it)."""
         return self._lock
+
+    def wake_watchers(self) -> None:
+        """Wake every thread blocked in ``Watch.wait`` so it re-checks its watch (HTTP shutdown)."""
+        with self._cond:
+            self._cond.notify_all()
 
     def add_listener(self, fn: Callable[[str, Kind, dict[str, Any], dict[str, Any] | None], None]) -> None:
         """Call ``fn(event_type, kind, obj, old)`` after every real write (used by simulators)."""
@@ -286,6 +296,8 @@ class APIServer:
                 causes += kind.compiled.validate(obj)
         if kind.kind == "CustomResourceDefinition" and kind.group == "apiextensions.k8s.io":
             causes += validate_crd(obj)
+        elif kind.builtin and subresource != "status":
+            causes += validate_builtin(kind, obj)
         if causes:
             raise errors.invalid(kind.group, kind.kind, meta.get("name") or meta.get("generateName") or "", causes)
 
@@ -534,67 +546,81 @@ class APIServer:
             self._check_list_options(resource_version, resource_version_match, continue_, send_initial_events,
                                      watch=False)
             match, terms = self._matcher(k, label_selector, field_selector)
-            start = ""
+            if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
+                raise errors.bad_request(f"limit: invalid value {limit!r}")
+            page = limit if limit and limit > 0 else 0
+            start, at = "", self._rv
             if continue_:
-                start = _decode_continue(continue_)
+                start, token_rv = _decode_continue(continue_)
+                at = token_rv if token_rv > 0 else self._rv
+            elif resource_version not in (None, "", "0") and (
+                    resource_version_match == "Exact" or (page and not resource_version_match)):
+                at = int(str(resource_version))
+            if at == self._rv:
+                source: Iterable[tuple[str, dict[str, Any]]] = (
+                    (e.key, e.obj) for e in self._table(k).candidates(ns or None, terms))
+            else:
+                source = self._objects_at(k, ns, at, start if continue_ else None)
             items: list[dict[str, Any]] = []
+            last_key = ""
             remaining = 0
-            for e in self._table(k).candidates(ns or None, terms):
-                if start and e.key.encode() <= start.encode():
+            for key, obj in source:
+                if start and key.encode() <= start.encode():
                     continue
-                if match is not None and not match(e.obj):
+                if match is not None and not match(obj):
                     continue
-                if limit and len(items) >= limit:
+                if page and len(items) >= page:
                     remaining += 1
+                    if match is not None:
+                        break
                     continue
-                items.append(e.obj)
-            out_items = []
-            for o in items:
-                item = self._read(k, o)
-                if k.builtin:
-                    item.pop("apiVersion", None)
-                    item.pop("kind", None)
-                out_items.append(item)
-            meta: dict[str, Any] = {"resourceVersion": str(self._rv)}
-            if remaining and items:
-                last = items[-1]["metadata"]
-                meta["continue"] = _encode_continue(object_key(last.get("namespace", ""), last["name"]), self._rv)
-                meta["remainingItemCount"] = remaining
+                items.append(obj)
+                last_key = key
+            meta: dict[str, Any] = {"resourceVersion": str(at)}
+            if remaining:
+                meta["continue"] = _encode_continue(last_key, at)
+                if match is None:
+                    meta["remainingItemCount"] = remaining
+            out_items = [self._list_item(k, o) for o in items]
             return _Outcome({"apiVersion": k.api_version, "kind": k.list_kind, "metadata": meta, "items": out_items})
 
         return self._run("list", k, ns, "", "", actor, run)
 
+    def _list_item(self, kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
+        item = self._read(kind, obj)
+        if kind.builtin:
+            item.pop("apiVersion", None)
+            item.pop("kind", None)
+        return item
+
+    def _objects_at(self, kind: Kind, ns: str, rv: int, continue_key: str | None) -> list[tuple[str, dict[str, Any]]]:
+        """The objects of a kind as they were at revision ``rv``, in key order (410 when history is gone).
+
+        The current state is rolled back through the event log, as etcd serves an older revision.
+        """
+        log = self._log(kind)
+        if rv < log.trimmed_rv:
+            if continue_key is None:
+                raise errors.expired("The resourceVersion for the provided list is too old.")
+            err = errors.expired(CONTINUE_EXPIRED)
+            err.status["metadata"] = {"continue": _encode_continue(continue_key, -1)}
+            raise err
+        state = {e.key: e.obj for e in self._table(kind).candidates(ns or None)}
+        for ev in reversed(log.events[log.position_after(rv) - log.offset:]):
+            if ns and ev.namespace != ns:
+                continue
+            key = object_key(ev.namespace, ev.obj["metadata"]["name"])
+            if ev.old is None:
+                state.pop(key, None)
+            else:
+                state[key] = ev.old
+        return [(key, state[key]) for key in sorted(state, key=str.encode)]
+
     def _check_list_options(self, rv: str | None, match: str | None, cont: str | None,
                             send_initial_events: bool | None, *, watch: bool) -> None:
-        causes: list[Cause] = []
-        if match is not None and match not in ("Exact", "NotOlderThan", ""):
-            causes.append(Cause(errors.FIELD_VALUE_NOT_SUPPORTED,
-                                f'Unsupported value: "{match}": supported values: "Exact", "NotOlderThan"',
-                                "resourceVersionMatch"))
-        elif match:
-            if not rv and not (watch and send_initial_events):
-                causes.append(Cause(errors.FIELD_VALUE_FORBIDDEN,
-                                    "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
-                                    "resourceVersionMatch"))
-            if cont:
-                causes.append(Cause(errors.FIELD_VALUE_FORBIDDEN,
-                                    "Forbidden: resourceVersionMatch is forbidden when continue is provided",
-                                    "resourceVersionMatch"))
-            if match == "Exact" and rv == "0":
-                causes.append(Cause(errors.FIELD_VALUE_FORBIDDEN,
-                                    'Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
-                                    "resourceVersionMatch"))
-            if watch and not send_initial_events:
-                causes.append(Cause(errors.FIELD_VALUE_FORBIDDEN,
-                                    "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents "
-                                    "is provided", "resourceVersionMatch"))
-        if send_initial_events is not None and not watch:
-            causes.append(Cause(errors.FIELD_VALUE_FORBIDDEN, "Forbidden: sendInitialEvents is forbidden for list",
-                                "sendInitialEvents"))
-        if watch and send_initial_events and match != "NotOlderThan":
-            causes.append(Cause(errors.FIELD_VALUE_FORBIDDEN,
-                                "Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-                                "sendInitialEvents"))
+        """ListOptions validation (``internalversion/validation.ValidateListOptions``): 422 on failure."""
+        causes = (_watch_option_causes(match, cont, send_initial_events) if watch
+                  else _list_option_causes(rv, match, cont, send_initial_events))
         if causes:
             raise errors.options_invalid("ListOptions", causes)
         if cont and rv and rv != "0":
@@ -618,7 +644,7 @@ class APIServer:
         kind = self._kind_of(obj)
         meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
         name = str(meta.get("name") or "")
-        ns = str(meta.get("namespace") or namespace or "") if kind.namespaced else ""
+        ns = str(namespace or meta.get("namespace") or "") if kind.namespaced else ""
         sub = subresource or ""
 
         def run() -> _Outcome:
@@ -626,6 +652,8 @@ class APIServer:
                 raise errors.resource_not_found()
             if not name:
                 raise errors.bad_request("name is required")
+            if kind.namespaced:
+                self._namespace_for(kind, meta.get("namespace"), ns)  # checkName: body against URL (400)
             e = self._table(kind).get(ns, name)
             if sub and (sub != "status" or not kind.status_subresource):
                 raise errors.not_found(kind.group, kind.plural, name)
@@ -759,8 +787,13 @@ class APIServer:
         actor: str = "user",
         field_validation: str = "Warn",
         dry_run: bool = False,
+        field_manager: str | None = None,
     ) -> dict[str, Any]:
-        """PATCH with a JSON Patch, a JSON merge patch or (built-in kinds) a strategic merge patch."""
+        """PATCH with a JSON Patch, a JSON merge patch or (built-in kinds) a strategic merge patch.
+
+        Server-side apply is not served: an apply patch without ``field_manager`` gets the
+        real 422 (PatchOptions), one with it a 415 naming the patch types that are served.
+        """
         k = self.resolve_kind(kind, api_version)
         ns = namespace or "" if k.namespaced else ""
         sub = subresource or ""
@@ -770,6 +803,7 @@ class APIServer:
             from .patches import (
                 PatchApplyError,
                 PatchFormatError,
+                PatchInternalError,
                 PatchTooLargeError,
                 apply_json_patch,
                 apply_merge_patch,
@@ -782,6 +816,9 @@ class APIServer:
             if not ptype or (ptype == "strategic" and not k.builtin):
                 raise errors.unsupported_media_type(accepted)
             if ptype == "apply":
+                if not field_manager:
+                    raise errors.options_invalid("PatchOptions", [Cause(
+                        errors.FIELD_VALUE_REQUIRED, "Required value: is required for apply patch", "fieldManager")])
                 raise errors.unsupported_media_type([m for m in accepted if "apply" not in m])
             if sub and (sub != "status" or not k.status_subresource):
                 raise errors.not_found(k.group, k.plural, name)
@@ -810,6 +847,8 @@ class APIServer:
                 raise errors.bad_request(str(err)) from err
             except PatchApplyError as err:
                 raise errors.generic_invalid() from err
+            except PatchInternalError as err:
+                raise errors.internal(str(err)) from err
             if not isinstance(result, dict):
                 raise errors.bad_request("the patch produced something that is not an object")
             rmeta = result.get("metadata") if isinstance(result.get("metadata"), dict) else {}
@@ -868,9 +907,7 @@ class APIServer:
     def _check_delete_options(self, policy: str | None, orphan: bool | None, grace: int | None) -> None:
         causes: list[Cause] = []
         if policy is not None and policy not in PROPAGATION_POLICIES:
-            causes.append(Cause(errors.FIELD_VALUE_NOT_SUPPORTED,
-                                f'Unsupported value: "{policy}": supported values: "Foreground", "Background", '
-                                '"Orphan"', "propagationPolicy"))
+            causes.append(_not_supported("propagationPolicy", policy, [*PROPAGATION_POLICIES, "nil"]))
         if policy is not None and orphan is not None:
             causes.append(Cause(errors.FIELD_VALUE_INVALID,
                                 f'Invalid value: "{policy}": orphanDependents and deletionPropagation cannot be both '
@@ -1047,7 +1084,7 @@ class APIServer:
             bookmark = (lambda: {"apiVersion": k.api_version, "kind": k.kind,
                                  "metadata": {"resourceVersion": str(self._rv)}}) if allow_bookmarks else None
             rv_text = resource_version or ""
-            initial = send_initial_events or rv_text in ("", "0")
+            initial = rv_text in ("", "0") if send_initial_events is None else send_initial_events
             if rv_text not in ("", "0"):
                 try:
                     rv = int(rv_text)
@@ -1073,7 +1110,7 @@ class APIServer:
                         "metadata": {"resourceVersion": str(self._rv),
                                      "annotations": {INITIAL_EVENTS_END: "true"}}}))
             holder["w"] = Watch(log, pos=pos, namespace=ns, matcher=match, initial=events, condition=self._cond,
-                                bookmark=bookmark)
+                                bookmark=bookmark, after_rv=rv if rv > self._rv else 0)
             return _Outcome({})
 
         self._run("watch", k, ns, "", "", actor, run)
@@ -1089,8 +1126,11 @@ class APIServer:
                 self.kinds.unregister(f"{spec.get('group')}/{v.get('name')}", (spec.get("names") or {}).get("kind", ""))
         if crd["metadata"].get("deletionTimestamp"):
             return
-        for kd in kinds_from_crd(crd):
+        kinds = kinds_from_crd(crd)
+        for kd in kinds:
             self.kinds.register(kd)
+        if old is not None and kinds:
+            self._redecode_stored(kinds[0])
         spec = crd["spec"]
         crd["status"] = {
             "acceptedNames": {k: v for k, v in spec["names"].items()},
@@ -1104,6 +1144,20 @@ class APIServer:
         }
         if old is not None and old.get("status"):
             crd["status"]["conditions"] = old["status"].get("conditions", crd["status"]["conditions"])
+
+    def _redecode_stored(self, kind: Kind) -> None:
+        """A CRD's schema changed: serve its stored objects pruned and defaulted by the new schema.
+
+        As on a real server the stored bytes stay as they are (no write, no event); only what
+        reads return changes, and the next write of an object stores the new form.
+        """
+        if kind.compiled is None:
+            return
+        for e in self._table(kind).entries.values():
+            obj = fast_copy(e.obj)
+            kind.compiled.prepare(obj)
+            if obj != e.obj:
+                e.obj = obj
 
     def _remove_crd(self, crd: dict[str, Any]) -> None:
         """A CRD is gone: stop serving its kinds and drop their objects (each with a DELETED event)."""
@@ -1247,15 +1301,66 @@ def _check_meta_types(kind: Kind, meta: dict[str, Any]) -> None:
             del meta[f]
 
 
+def _forbidden(field_name: str, detail: str) -> Cause:
+    return Cause(errors.FIELD_VALUE_FORBIDDEN, f"Forbidden: {detail}", field_name)
+
+
+def _not_supported(field_name: str, value: str, supported: list[str]) -> Cause:
+    values = ", ".join(json.dumps(v) for v in supported)
+    return Cause(errors.FIELD_VALUE_NOT_SUPPORTED, f"Unsupported value: {json.dumps(value)}: supported values: {values}",
+                 field_name)
+
+
+def _list_option_causes(rv: str | None, match: str | None, cont: str | None,
+                        send_initial_events: bool | None) -> list[Cause]:
+    """The field errors of a LIST's options, in kube-apiserver's order."""
+    causes: list[Cause] = []
+    if match:
+        if not rv:
+            causes.append(_forbidden("resourceVersionMatch",
+                                     "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+        if cont:
+            causes.append(_forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+        if match not in ("Exact", "NotOlderThan"):
+            causes.append(_not_supported("resourceVersionMatch", match, ["Exact", "NotOlderThan", ""]))
+        if match == "Exact" and rv == "0":
+            causes.append(_forbidden("resourceVersionMatch",
+                                     'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
+    if send_initial_events is not None:
+        causes.append(_forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
+    return causes
+
+
+def _watch_option_causes(match: str | None, cont: str | None, send_initial_events: bool | None) -> list[Cause]:
+    """The field errors of a WATCH's options (the WatchList feature is enabled)."""
+    causes: list[Cause] = []
+    if send_initial_events is not None and match != "NotOlderThan":
+        causes.append(_forbidden("resourceVersionMatch",
+                                 "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+    if match:
+        if send_initial_events is None:
+            causes.append(_forbidden("resourceVersionMatch",
+                                     "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+        if match != "NotOlderThan":
+            causes.append(_not_supported("resourceVersionMatch", match, ["NotOlderThan"]))
+        if cont:
+            causes.append(_forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+    return causes
+
+
 def _encode_continue(key: str, rv: int) -> str:
+    """A continue token as etcd3's store makes it: the list revision and the last key served."""
     raw = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": key}, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _decode_continue(token: str) -> str:
+def _decode_continue(token: str) -> tuple[str, int]:
+    """The (last key, revision) of a continue token; 400 when it is not one."""
     try:
         pad = "=" * (-len(token) % 4)
         data = json.loads(base64.urlsafe_b64decode(token + pad))
-        return str(data["start"])
+        if not isinstance(data, dict) or data.get("v") != "meta.k8s.io/v1":
+            raise ValueError("unknown continue token version")
+        return str(data["start"]), int(data["rv"])
     except (ValueError, KeyError, TypeError) as e:
         raise errors.bad_request(f"continue key is not valid: {e}") from e

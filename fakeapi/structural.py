@@ -296,3 +296,189 @@ def _inline_node(node: Schema) -> Schema:
             # free-form JSON, RawExtension, FieldsV1: Go keeps the raw content
             out[_PRESERVE] = True
     return out
+
+
+# --- the whole pipeline in one pass, on a compiled schema ---------------------------------------
+
+
+class _Node:
+    """A structural schema node with what the pipeline needs, precomputed."""
+
+    __slots__ = ("ap", "default", "defaulted", "embedded", "has_default", "items", "nullable", "preserve", "props")
+
+    def __init__(self) -> None:
+        self.props: dict[str, _Node] | None = None
+        self.ap: _Node | None = None
+        self.items: _Node = _NIL_PLACEHOLDER
+        self.preserve = False
+        self.embedded = False
+        self.nullable = False
+        self.has_default = False
+        self.default: Any = None
+        self.defaulted: list[tuple[str, _Node]] = []
+
+
+_NIL_PLACEHOLDER: Any = None
+_NIL = _Node()  # Go's nil schema: prunes every key below it, never drops nulls or defaults
+_NIL.nullable = True
+_NIL.items = _NIL
+_NIL_PLACEHOLDER = _NIL
+
+_NODES: dict[int, tuple[Schema, _Node]] = {}
+
+
+def _compile(schema: Schema) -> _Node:
+    hit = _NODES.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    n = _Node()
+    n.items = _NIL
+    _NODES[id(schema)] = (schema, n)
+    n.preserve = bool(schema.get(_PRESERVE))
+    n.embedded = bool(schema.get(_EMBEDDED))
+    n.nullable = bool(schema.get("nullable"))
+    if "default" in schema:
+        n.has_default = True
+        n.default = schema["default"]
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        n.props = {k: _compile(v) for k, v in props.items() if isinstance(v, dict)}
+        n.defaulted = [(k, sub) for k, sub in n.props.items() if sub.has_default]
+    ap = schema.get("additionalProperties")
+    if isinstance(ap, dict):
+        n.ap = _compile(ap)
+    elif ap is True:
+        n.ap = _NIL
+    it = schema.get("items")
+    if isinstance(it, dict):
+        n.items = _compile(it)
+    return n
+
+
+def run_pipeline(obj: dict[str, Any], schema: Schema) -> list[str]:
+    """:func:`prune`, then :func:`drop_nulls`, then :func:`apply_defaults`, in one walk; the pruned paths.
+
+    Same result as the three calls in sequence, at about a third of the cost.
+    The schema is compiled once (cached by identity: do not mutate it afterwards).
+    """
+    n = _compile(schema)
+    pruned: list[str] = []
+    _run(obj, n, None, pruned, n.preserve, True)
+    return pruned
+
+
+# Paths are built lazily from (parent, key) chains: only pruned fields need their text.
+Chain = tuple[Any, str | int] | None
+
+
+def chain_text(chain: Chain) -> str:
+    """``spec.items[0].x`` from a (parent, key) chain."""
+    parts: list[str | int] = []
+    while chain is not None:
+        chain, key = chain
+        parts.append(key)
+    out = ""
+    for key in reversed(parts):
+        if type(key) is int:
+            out += f"[{key}]"
+        else:
+            out = f"{out}.{key}" if out else str(key)
+    return out
+
+
+def _run(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], preserve: bool, embedded: bool) -> None:
+    props = n.props
+    ap = n.ap
+    drop: list[str] | None = None
+    for k, v in x.items():
+        sub = props.get(k) if props is not None else None
+        if embedded and k in _META_FIELDS:
+            if v is None:
+                if sub is not None and not sub.nullable and not sub.has_default:
+                    if drop is None:
+                        drop = []
+                    drop.append(k)
+            elif k == "metadata" and type(v) is dict:
+                _prune_meta(v, chain_text((path, "metadata")), pruned)
+            continue
+        if sub is None:
+            if ap is None:
+                if not preserve:
+                    if drop is None:
+                        drop = []
+                    drop.append(k)
+                    pruned.append(chain_text((path, k)))
+                continue
+            sub = ap
+        if v is None:
+            if not sub.nullable and not sub.has_default:
+                if drop is None:
+                    drop = []
+                drop.append(k)
+            continue
+        tv = type(v)
+        if tv is dict:
+            _run(v, sub, (path, k), pruned, sub.preserve, sub.embedded)
+        elif tv is list:
+            _run_list(v, sub, (path, k), pruned, sub.preserve)
+    if drop:
+        for k in drop:
+            del x[k]
+    if n.defaulted:
+        for k, dsub in n.defaulted:
+            cur = x.get(k, _MISSING)
+            if cur is _MISSING or (cur is None and not dsub.nullable):
+                x[k] = v = fast_copy(dsub.default)
+                _defaults_node(v, dsub)
+    if ap is not None and ap.has_default and not ap.nullable:
+        for k, v in x.items():
+            if v is None and (props is None or k not in props):
+                x[k] = nv = fast_copy(ap.default)
+                _defaults_node(nv, ap)
+
+
+_MISSING = object()
+
+
+def _run_list(xs: list[Any], n: _Node, path: Chain, pruned: list[str], skip: bool) -> None:
+    it = n.items
+    fill = it.has_default and not it.nullable
+    for i, v in enumerate(xs):
+        tv = type(v)
+        if tv is dict:
+            _run(v, it, (path, i), pruned, skip or it.preserve, it.embedded)
+        elif tv is list:
+            _run_list(v, it, (path, i), pruned, skip or it.preserve)
+        elif v is None and fill:
+            xs[i] = nv = fast_copy(it.default)
+            _defaults_node(nv, it)
+
+
+def _defaults_node(x: Any, n: _Node) -> None:
+    """``defaulting.Default`` on a compiled node (used inside freshly defaulted values)."""
+    tx = type(x)
+    if tx is dict:
+        for k, dsub in n.defaulted:
+            cur = x.get(k, _MISSING)
+            if cur is _MISSING or (cur is None and not dsub.nullable):
+                x[k] = fast_copy(dsub.default)
+        props = n.props
+        ap = n.ap
+        for k, v in x.items():
+            sub = props.get(k) if props is not None else None
+            if sub is None:
+                if ap is None:
+                    continue
+                sub = ap
+                if v is None and sub.has_default and not sub.nullable:
+                    v = x[k] = fast_copy(sub.default)
+            if type(v) is dict or type(v) is list:
+                _defaults_node(v, sub)
+    elif tx is list:
+        it = n.items
+        fill = it.has_default and not it.nullable
+        for i, v in enumerate(x):
+            if v is None and fill:
+                v = x[i] = fast_copy(it.default)
+            if type(v) is dict or type(v) is list:
+                _defaults_node(v, it)

@@ -112,8 +112,11 @@ class Watch:
         error: dict[str, Any] | None = None,
         condition: threading.Condition | None = None,
         bookmark: Callable[[], dict[str, Any]] | None = None,
+        after_rv: int = 0,
     ) -> None:
         self.log = log
+        #: Events at or below this resourceVersion are skipped (a watch started ahead of the server).
+        self.after_rv = after_rv
         self.pos = pos
         self.namespace = namespace or None
         self.matcher = matcher
@@ -159,8 +162,9 @@ class Watch:
         if start < len(events):
             ns = self.namespace
             match = self.matcher
+            after = self.after_rv
             for ev in events[start:] if start else events:
-                if ns is not None and ev.namespace != ns:
+                if (ns is not None and ev.namespace != ns) or ev.rv <= after:
                     continue
                 if match is None:
                     out.append(WatchEvent(ev.type, ev.obj))

@@ -118,7 +118,9 @@ class ActionsService:
         rejected_images: list[str] | None = None,
         faults: FaultLookup | None = None,
     ) -> None:
-        groups = runner_groups if runner_groups is not None else [{"id": 1, "name": "Default"}]
+        groups: list[dict[str, Any]] = (
+            runner_groups if runner_groups is not None else [{"id": 1, "name": "Default"}]
+        )
         self.runner_groups: list[RunnerGroup] = [RunnerGroup(int(g["id"]), str(g["name"])) for g in groups]
         self.rejected_images: set[str] = set(rejected_images or ())
         self.scale_sets: dict[int, ScaleSet] = {}

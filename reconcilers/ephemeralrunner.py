@@ -178,9 +178,11 @@ class EphemeralRunnerReconciler:
             delete_ignore_not_found(client, "Pod", req.name, req.namespace)
             return None
         if (cs.get("state") or {}).get("running") is not None:
-            ready = pod_ready(pod)
-            if bool(status(er).get("ready")) != ready:
-                self._set_status(client, er, {"ready": ready})
+            values: dict[str, Any] = {"ready": pod_ready(pod)}
+            if not status(er).get("phase"):
+                # Step 6 created the pod but did not get to record the phase (a crash in between).
+                values["phase"] = c.ER_PHASE_PENDING
+            self._set_status(client, er, values)
         return None
 
     # ------------------------------------------------------------------ helpers

@@ -84,7 +84,13 @@ class ListenerSimulator:
         return None
 
     def run(self) -> bool:
-        """Bring every live listener's ERS target up to date and assign queued jobs; True if it wrote."""
+        """Bring every live listener's ERS target up to date and assign queued jobs.
+
+        Returns True whenever it had changes to look at: the host suppresses an
+        actor that reported idle until the API's resourceVersion or the clock
+        moves, and the service's job queue changes without either.
+        """
+        looked = self._dirty or self.service.version != self._seen_version
         self._dirty = False
         self._seen_version = self.service.version
         did = False
@@ -102,7 +108,7 @@ class ListenerSimulator:
             did = self._serve(listener, state) or did
         for uid in [u for u in self.states if u not in live]:
             del self.states[uid]
-        return did
+        return did or looked
 
     def _serve(self, listener: Obj, state: ListenerState) -> bool:
         spec = listener.get("spec") or {}

@@ -233,14 +233,14 @@ def test_an_informer_relists_after_410_and_sends_the_differences() -> None:
     # the watch falls out of the history while disconnected: replace it by one resuming from an old RV
     inf.watch.close()
     api.delete("ConfigMap", "gone", "ns")
-    for i in range(8):
+    for i in range(30):
         api.create(configmap(f"new{i}"))
     inf.watch = api.watch("ConfigMap", resource_version=start_rv, actor="test/informer")
     inf.deliver()
     assert inf.relists == 1
     assert "delete gone" in events and "update keep" in events
-    assert sorted(e for e in events if e.startswith("create")) == [f"create new{i}" for i in range(8)]
-    assert sorted(n for _, n in inf.objects) == sorted(["keep", *[f"new{i}" for i in range(8)]])
+    assert sorted(e for e in events if e.startswith("create")) == sorted(f"create new{i}" for i in range(30))
+    assert sorted(n for _, n in inf.objects) == sorted(["keep", *[f"new{i}" for i in range(30)]])
     api.create(configmap("after"))
     inf.deliver()
     assert ("ns", "after") in inf.objects

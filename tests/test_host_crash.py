@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -122,7 +123,7 @@ def test_a_crash_loses_the_queue_and_the_backoff() -> None:
     host.controller("widgets").for_("Widget").complete(reconcile)
     api.create(widget("w1"))
     host.run_until_idle()
-    d = [b - a for a, b in zip(times, times[1:])]
+    d = [b - a for a, b in itertools.pairwise(times)]
     ms = timedelta(milliseconds=1)
     # after the crash: reconciled at once (fresh list), then back-off from 5ms again
     assert d == [5 * ms, 10 * ms, 20 * ms, timedelta(0), 5 * ms]

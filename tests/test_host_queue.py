@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime, timedelta
 
 from support import make_api, widget
@@ -13,7 +14,7 @@ MS = timedelta(milliseconds=1)
 
 
 def deltas(times: list[datetime]) -> list[timedelta]:
-    return [b - a for a, b in zip(times, times[1:])]
+    return [b - a for a, b in itertools.pairwise(times)]
 
 
 def test_many_events_before_a_reconcile_give_one_reconcile() -> None:

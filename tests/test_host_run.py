@@ -54,8 +54,10 @@ def test_two_controllers_undoing_each_other_show_a_cycle_of_two() -> None:
     with pytest.raises(HotLoopError) as info:
         host.run_until_idle(max_reconciles=40)
     msg = str(info.value)
-    assert "cycle of 2" in msg
+    # the two run in a seeded order, so the loop is not a strict cycle: it is shown as the set it repeats
+    assert "repeat these 2 reconciles in varying order" in msg or "cycle of 2" in msg
     assert {r.controller for r in info.value.cycle} == {"to-a", "to-b"}
+    assert "to-a: patch Widget ns/w1 (merge) -> 200" in msg
 
 
 def test_an_error_retried_forever_is_reported_with_its_traceback() -> None:
@@ -72,7 +74,7 @@ def test_an_error_retried_forever_is_reported_with_its_traceback() -> None:
     msg = str(info.value)
     assert "broken ns/w1 -> error: KeyError: 'spec'" in msg
     assert "last error of broken:" in msg and "in broken" in msg
-    assert "(at 2026-" in msg  # the back-off requeue still due
+    assert "still due: broken ns/w1 (now)" in msg
 
 
 def test_budget_without_raising_returns_the_stats() -> None:
@@ -161,7 +163,7 @@ def test_a_failing_hook_stops_the_run() -> None:
         host.run_until_idle()
 
 
-def scenario(seed: int) -> tuple[str, list[str]]:
+def scenario(seed: int) -> tuple[str, list[str], list[Any]]:
     """Two controllers, several objects, errors and requeues: returns the rendered trace and the order."""
     api = make_api()
     host = Host(api, seed=seed)
@@ -186,12 +188,13 @@ def scenario(seed: int) -> tuple[str, list[str]]:
     for i in range(6):
         api.create(widget(f"w{i}"))
     host.run_until_idle()
-    return host.render_trace(), order
+    end = [w.get("status") for w in api.list("Widget", "ns")["items"]]
+    return host.render_trace(), order, end
 
 
 def test_the_same_seed_gives_the_same_trace() -> None:
-    trace1, order1 = scenario(7)
-    trace2, order2 = scenario(7)
+    trace1, order1, _ = scenario(7)
+    trace2, order2, _ = scenario(7)
     assert trace1 == trace2
     assert order1 == order2
 
@@ -200,8 +203,8 @@ def test_another_seed_can_give_another_order() -> None:
     orders = {tuple(scenario(seed)[1]) for seed in range(4)}
     assert len(orders) > 1
     # whatever the order, every seed reaches the same end
-    for seed in range(4):
-        assert sorted(scenario(seed)[1]) == sorted(scenario(0)[1])
+    ends = [scenario(seed)[2] for seed in range(4)]
+    assert all(end == [{"phase": "Seen"}] * 6 for end in ends)
 
 
 def test_the_garbage_collector_runs_as_an_actor() -> None:

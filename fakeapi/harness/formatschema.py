@@ -207,7 +207,9 @@ def _defs() -> dict[str, Any]:
     }, required=["kind", "status"])
     delete_op = _closed("delete", {
         **_target_properties(),
-        "propagationPolicy": {"type": "string", "enum": list(PROPAGATION_POLICIES)},
+        "propagationPolicy": {"description": "Background, Foreground or Orphan (other values reach the server, "
+                                             "which refuses them)",
+                              "anyOf": [{"type": "string", "enum": list(PROPAGATION_POLICIES)}, {"type": "string"}]},
     }, required=["kind"])
     exit_op = _closed("kubelet.exit", {
         **_target_properties(),

@@ -37,7 +37,7 @@ JsonPath = tuple[str | int, ...]
 _BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class FixtureYamlLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+class FixtureYamlLoader(_BaseLoader):
     """PyYAML loader with YAML 1.2 core scalar resolution (no yes/no/on/off booleans, no timestamps)."""
 
     yaml_implicit_resolvers: dict[Any, Any] = {}
@@ -721,7 +721,8 @@ def _check_operation(ctx: _Ctx, op: dict[str, Any], path: JsonPath, hosted: dict
     if "error" in op:
         _marker_problems(op["error"], (*path, "error"), ctx.out)
     actor = op.get("as")
-    if isinstance(actor, str) and actor != "user" and ctx.controllers is not None and actor not in ctx.controllers:
+    if isinstance(actor, str) and actor != "user" and name in fs.API_OPERATIONS and ctx.bundles \
+            and ctx.controllers is not None and actor not in ctx.controllers:
         hint = did_you_mean(actor, sorted(ctx.controllers)) or (
             " (controllers here: " + (", ".join(sorted(ctx.controllers)) or "none") + ")")
         ctx.out.append(((*path, "as"), False, f"unknown controller `{actor}` in `as`{hint}"))
@@ -823,13 +824,14 @@ def check_case(data: dict[str, Any]) -> list[tuple[JsonPath, bool, str]]:
             out.append((("invariants", i), False, f"unknown invariant `{inv}`{hint}"))
 
     # kinds known statically: built-in ones, CRDs in the case, the bundles' kinds
-    kinds: set[str] | None = set(_BUILTIN_KINDS)
+    static = set(_BUILTIN_KINDS)
     for obj in data.get("given") or []:
-        kinds.update(_crd_kind_names(obj))
+        static.update(_crd_kind_names(obj))
     for s in data.get("steps") or []:
         for op in s.get("do") or []:
             for key in ("create", "apply", "update"):
-                kinds.update(_crd_kind_names(op.get(key)))
+                static.update(_crd_kind_names(op.get(key)))
+    kinds: set[str] | None = static
     controllers: set[str] | None = set()
     for b in hosted.values():
         bk = bundle_kinds(b)
@@ -875,7 +877,7 @@ def _expect_lines(node: MappingNode) -> tuple[int, int] | None:
 
 
 def _walk_ends(b: _Builder, node: Node) -> None:
-    if isinstance(node, ScalarNode) or node.flow_style or not node.value:
+    if isinstance(node, ScalarNode) or getattr(node, "flow_style", False) or not node.value:
         b._end(node)
         return
     for item in node.value:

@@ -12,6 +12,9 @@ The rules are shared/FIXTURE_FORMAT.md "Matching rules":
   have the same length and order, each element matching partially;
 - markers (a map whose keys all start with ``$``): ``$absent``, ``$present``,
   ``$regex``, ``$len``, ``$gte``, ``$lte``, ``$not``, ``$contains``, ``$exact``.
+  ``$exact`` turns partial matching off below it (no extra map keys, no
+  extra items in keyed lists; values still compare semantically, and
+  markers inside it still apply).
 
 Type knowledge comes from a :class:`Shape`: the kind's OpenAPI schema (for
 merge keys) and its Go type model (for pointer-ness and quantities),
@@ -270,9 +273,11 @@ def _text(v: Any) -> str:
 
 
 class _Matcher:
-    def __init__(self, locate: Locator, subject: str) -> None:
+    def __init__(self, locate: Locator, subject: str, strict: bool = False) -> None:
         self.locate = locate
         self.subject = subject
+        #: Inside ``$exact``: no extra keys in maps, no extra items in keyed lists.
+        self.strict = strict
         self.out: list[Mismatch] = []
 
     def fail(self, jp: str, sp: JsonPath, expected: Any, actual: Any, message: str = "") -> None:
@@ -324,6 +329,10 @@ class _Matcher:
             return
         for k, e in exp.items():
             self.value(e, act.get(k, ABSENT), shape.child(k), join_key(jp, k), (*sp, k), shape, k)
+        if self.strict:
+            for k, a in act.items():
+                if k not in exp and not shape.absent_equals(k, a):
+                    self.fail(join_key(jp, k), sp, ABSENT, a, "unexpected key")
 
     def ordered_list(self, exp: list[Any], act: list[Any], shape: Shape, jp: str, sp: JsonPath) -> None:
         if len(exp) != len(act):
@@ -336,6 +345,9 @@ class _Matcher:
     def keyed_list(self, exp: list[Any], act: list[Any], shape: Shape, keys: list[str], jp: str,
                    sp: JsonPath) -> None:
         item = shape.item()
+        if self.strict and len(exp) != len(act):
+            self.fail(jp, sp, exp, act, f"expected {len(exp)} items, got {len(act)}")
+            return
         for i, e in enumerate(exp):
             given = [k for k in keys if type(e) is dict and k in e and not is_marker(e[k])]
             if not given:
@@ -355,7 +367,7 @@ class _Matcher:
     def sub(self, exp: Any, act: Any, shape: Shape, parent: Shape | None = None, key: str | None = None
             ) -> list[Mismatch]:
         """Mismatches of a nested match (not added to this matcher's)."""
-        m = _Matcher(self.locate, self.subject)
+        m = _Matcher(self.locate, self.subject, self.strict)
         m.value(exp, act, shape, "", (), parent, key)
         return m.out
 
@@ -390,11 +402,9 @@ class _Matcher:
             elif name == "$contains":
                 self.contains(exp, arg, act, shape, jp, msp)
             elif name == "$exact":
-                ok = (shape.equal(arg, act) if present else
-                      parent.absent_equals(key, arg) if parent is not None and key is not None else
-                      shape.equal(arg, None))
-                if not ok:
-                    self.fail(jp, msp, exp, act, "expected exactly")
+                exact = _Matcher(self.locate, self.subject, strict=True)
+                exact.value(arg, act, shape, jp, msp, parent, key)
+                self.out.extend(exact.out)
             else:
                 raise ValueError(f"unknown marker {name!r}")
 

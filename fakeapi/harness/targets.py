@@ -74,12 +74,21 @@ class StateReader:
         return order
 
 
-def selector_matches(selector: Any, labels: dict[str, str] | None) -> bool:
-    """Whether labels match a target's selector (a label-selector string or a ``{key: value}`` map)."""
-    from ..selectors import parse_label_selector, selector_from_map
+def parse_selector(selector: Any) -> Any:
+    """A target's selector (a label-selector string or a ``{key: value}`` map) parsed; a malformed one is
+    the 400 BadRequest the server answers a list with it."""
+    from .. import errors
+    from ..selectors import SelectorError, parse_label_selector, selector_from_map
 
-    sel = selector_from_map(selector) if isinstance(selector, dict) else parse_label_selector(str(selector))
-    return bool(sel.matches(labels or {}))
+    try:
+        return selector_from_map(selector) if isinstance(selector, dict) else parse_label_selector(str(selector))
+    except SelectorError as e:
+        raise errors.bad_request(str(e)) from e
+
+
+def selector_matches(selector: Any, labels: dict[str, str] | None) -> bool:
+    """Whether labels match a target's selector (see :func:`parse_selector`)."""
+    return bool(parse_selector(selector).matches(labels or {}))
 
 
 def describe(target: dict[str, Any]) -> str:
@@ -109,6 +118,8 @@ def resolve(reader: StateReader, target: dict[str, Any], *, default_pick: str | 
             copy: bool = True) -> list[Obj]:
     """The objects a target names, after ``pick``; :class:`TargetError` when ``pick: one`` is not met."""
     k = reader.require_kind(str(target.get("kind", "")), target.get("apiVersion"))
+    selector = target.get("selector")
+    sel = parse_selector(selector) if selector is not None else None
     ns = target.get("namespace") if k.namespaced else None
     name = target.get("name")
     if name is not None:
@@ -119,9 +130,8 @@ def resolve(reader: StateReader, target: dict[str, Any], *, default_pick: str | 
             found = [o for o in reader.list(k, None, copy=copy) if o["metadata"].get("name") == name]
     else:
         found = reader.list(k, ns, copy=copy)
-    selector = target.get("selector")
-    if selector is not None:
-        found = [o for o in found if selector_matches(selector, o["metadata"].get("labels"))]
+    if sel is not None:
+        found = [o for o in found if sel.matches(o["metadata"].get("labels") or {})]
     where = target.get("where")
     if where is not None:
         shape = kind_shape(k)

@@ -362,7 +362,8 @@ class Host:
         except ControllerCrash as crash:
             trace.end_reconcile(rec, self.clock.now(), "crash", str(crash))
             stats.crashes += 1
-            trace.note(self.clock.now(), ctrl.name, f"crashed ({crash}); restarting from a fresh list")
+            trace.note(self.clock.now(), ctrl.name,
+                       f"crashed {crash.when} {crash.call}".rstrip() + "; restarting from a fresh list")
             ctrl.restart()
         except Exception as exc:  # a returned error in Go terms (or a recovered panic)
             msg = exc.message if isinstance(exc, errors.ApiError) else f"{type(exc).__name__}: {exc}"

@@ -32,12 +32,18 @@ class HotLoopError(RuntimeError):
 
 @dataclass(frozen=True)
 class Cycle:
-    """A cycle at the end of a sequence: ``period`` records, repeated ``repeats`` times (at least 2)."""
+    """A cycle at the end of a sequence: ``period`` records, repeated ``repeats`` times (at least 2).
+
+    ``strict`` is False for a loop whose members come in varying order (keys due at the same
+    time are ordered by the seeded draw): then ``records`` holds the last record of each member
+    and ``repeats`` counts how many records at the end belong to the loop.
+    """
 
     period: int
     repeats: int
     #: The records of the last repetition, in order.
     records: tuple[ReconcileRecord, ...]
+    strict: bool = True
 
 
 def _signature(r: ReconcileRecord) -> tuple[str, str, str, str]:
@@ -58,6 +64,28 @@ def find_cycle(records: Sequence[ReconcileRecord], window: int = WINDOW) -> Cycl
         if run >= period:
             repeats = (run + period) // period
             return Cycle(period, repeats, tuple(tail[-period:]))
+    return _find_loose_cycle(tail, sig)
+
+
+def _find_loose_cycle(tail: list[ReconcileRecord], sig: list[tuple[str, str, str, str]]) -> Cycle | None:
+    """The smallest set of signatures that makes up the end of the sequence, each at least twice."""
+    n = len(sig)
+    for size in range(2, 9):
+        members: set[tuple[str, str, str, str]] = set()
+        i = n - 1
+        while i >= 0 and (sig[i] in members or len(members) < size):
+            members.add(sig[i])
+            i -= 1
+        length = n - 1 - i
+        if len(members) == size and length >= 2 * size:
+            counts = {m: sig[i + 1:].count(m) for m in members}
+            if min(counts.values()) >= 2:
+                last: dict[tuple[str, str, str, str], ReconcileRecord] = {}
+                for rec, sg in zip(tail[i + 1:], sig[i + 1:]):
+                    if rec.calls or not (sg in last and last[sg].calls):
+                        last[sg] = rec  # prefer one that made API calls: it shows the loop's writes
+                records = tuple(sorted(last.values(), key=lambda r: r.seq))
+                return Cycle(size, length, records, strict=False)
     return None
 
 
@@ -81,12 +109,19 @@ def describe(
     records = trace.reconciles
     cycle = find_cycle(records)
     lines = [f"hot loop: the budget of {budget} reconciles is spent and work is still due"]
-    if cycle is not None:
+    shown: Sequence[ReconcileRecord]
+    if cycle is not None and cycle.strict:
         lines.append(
             f"the last {cycle.period * cycle.repeats} reconciles repeat a cycle of {cycle.period} "
             f"({cycle.repeats} times):"
         )
-        shown: Sequence[ReconcileRecord] = cycle.records
+        shown = cycle.records
+    elif cycle is not None:
+        lines.append(
+            f"the last {cycle.repeats} reconciles repeat these {cycle.period} reconciles in varying order "
+            "(the last of each that made calls shown):"
+        )
+        shown = cycle.records
     else:
         shown = records[-20:]
         lines.append(f"no repeating cycle found; the last {len(shown)} reconciles:")

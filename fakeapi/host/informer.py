@@ -305,10 +305,14 @@ class CacheReader:
 
     def _decode(self, kind: Kind, obj: Obj) -> Obj:
         if kind.go_type is None:
-            return fast_copy(obj)
-        from ..gomodel import go_roundtrip
+            out: Obj = fast_copy(obj)
+        else:
+            from ..gomodel import go_roundtrip
 
-        return go_roundtrip(obj, kind.go_type)
+            out = go_roundtrip(obj, kind.go_type)
+        # A typed Go object knows its TypeMeta; fakeapi.client.Client fills it in the same way.
+        out["apiVersion"], out["kind"] = kind.api_version, kind.kind
+        return out
 
     def _fault(self, verb: str, kind: Kind, namespace: str, name: str) -> FaultRule | None:
         faults = self.api.faults

@@ -113,12 +113,13 @@ class Kubelet:
         #: (namespace, name) of every pod this kubelet started, in order.
         self.pods_started: list[Key] = []
         self._pods: dict[Key, Obj] = {}
-        #: Pods waiting to start: key -> (first seen, uid). Due at first seen + start_delay.
+        #: Pods waiting to start: key -> (first seen, uid), in the order seen. Due at first seen + start_delay.
         self._seen: dict[Key, tuple[datetime, str]] = {}
         self._started: set[str] = set()
         self._deleting: set[Key] = set()
         self._watch: Any = None
         self._rv = -1
+        self._sync()  # list and watch pods from the start, as a node does when it registers
 
     # -- watching -------------------------------------------------------------------------
 
@@ -166,6 +167,8 @@ class Kubelet:
             return
         seen = self._seen.get(key)
         if seen is None or seen[1] != uid:
+            # Re-inserted at the end: the dict stays ordered by the time a pod was first seen.
+            self._seen.pop(key, None)
             self._seen[key] = (self.clock.now(), uid)
 
     # -- the actor protocol ---------------------------------------------------------------
@@ -177,7 +180,8 @@ class Kubelet:
             return self.clock.now()
         if not self._seen:
             return None
-        return min(t for t, _ in self._seen.values()) + self.start_delay
+        first_seen, _ = next(iter(self._seen.values()))
+        return first_seen + self.start_delay
 
     def run(self) -> bool:
         """Delete the pods whose deletion is confirmed, start the pods that are due; True if it did anything."""
@@ -187,7 +191,12 @@ class Kubelet:
             self._deleting.discard(key)
             did = self._delete(key) or did
         now = self.clock.now()
-        due = sorted(k for k, (t, _) in self._seen.items() if t + self.start_delay <= now)
+        due = []
+        for k, (t, _) in self._seen.items():
+            if t + self.start_delay > now:
+                break
+            due.append(k)
+        due.sort()
         for key in due:
             entry = self._seen.pop(key, None)
             if entry is not None:

@@ -1,0 +1,115 @@
+"""Benchmarks of the ``arc`` bundle: the full lifecycle (median wall time) and a 1,000-runner scale run.
+
+Run ``python benchmarks/bench_arc.py`` (``--runs N``, ``--runners N``, ``--tracemalloc``,
+``--only lifecycle|scale``). Targets (issue 4): lifecycle median <= 100 ms; the scale run
+settles a spec change over 1,000 runners in <= 10 s. Numbers are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import resource
+import statistics
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from reconcilers.revision import applied_revision, runner_revision, spec_revision  # noqa: E402
+from reconcilers.testing import ArcCluster  # noqa: E402
+
+IMG2 = "ghcr.io/actions/actions-runner:2.331.0"
+BAD = "ghcr.io/actions/actions-runner:2.100.0"
+IMG3 = "ghcr.io/actions/actions-runner:2.332.0"
+
+
+def _phase(obj: dict[str, Any] | None) -> str:
+    assert obj is not None
+    return str((obj.get("status") or {}).get("phase") or "")
+
+
+def lifecycle() -> dict[str, Any]:
+    """Create an ARS, scale to 10 runners, change the image, settle, reject an image, park, fix, recover."""
+    a = ArcCluster(check_invariants=False)
+    a.create_ars(min_runners=1, max_runners=20)
+    a.settle()
+    a.patch_ars({"spec": {"minRunners": 10}})
+    a.settle()
+    assert len(a.runners()) == 10
+    a.set_image(IMG2)
+    a.settle()
+    a.reject_image(BAD)
+    a.set_image(BAD)
+    a.settle()
+    assert _phase(a.ars()) == "Outdated" and a.listener() is None
+    a.set_image(IMG3)
+    a.settle()
+    ers = a.ers()
+    assert ers is not None and _phase(a.ars()) == "Running"
+    runners = a.runners()
+    assert len(runners) == 10 and {runner_revision(r) for r in runners} == {3}
+    return {"reconciles": len(a.api.trace.reconciles), "api_calls": len(a.api.trace.calls),
+            "revision": (spec_revision(ers), applied_revision(ers))}
+
+
+def bench_lifecycle(runs: int) -> None:
+    """Print the median wall time of :func:`lifecycle`."""
+    lifecycle()  # warm up: schemas, Go types, imports
+    times = []
+    info: dict[str, Any] = {}
+    for _ in range(runs):
+        gc.collect()
+        t0 = time.perf_counter()
+        info = lifecycle()
+        times.append(time.perf_counter() - t0)
+    print(f"lifecycle: median {statistics.median(times) * 1000:.1f} ms over {runs} runs "
+          f"(min {min(times) * 1000:.1f} ms, max {max(times) * 1000:.1f} ms); "
+          f"{info['reconciles']} reconciles, {info['api_calls']} API calls, revision {info['revision']}")
+
+
+def bench_scale(runners: int, use_tracemalloc: bool) -> None:
+    """Scale to ``runners`` idle runners, then settle a spec change over all of them."""
+    if use_tracemalloc:
+        tracemalloc.start()
+    a = ArcCluster(check_invariants=False)
+    t0 = time.perf_counter()
+    a.create_ars(min_runners=runners)
+    a.settle(max_reconciles=50 * runners + 1000)
+    t1 = time.perf_counter()
+    assert len(a.runners()) == runners
+    a.set_image(IMG2)
+    a.settle(max_reconciles=50 * runners + 1000)
+    t2 = time.perf_counter()
+    rs = a.runners()
+    assert len(rs) == runners and {runner_revision(r) for r in rs} == {1}
+    peak = ""
+    if use_tracemalloc:
+        _, top = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        peak = f", tracemalloc peak {top / 2**20:.0f} MiB"
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"scale {runners}: up in {t1 - t0:.2f} s, spec change settled in {t2 - t1:.2f} s "
+          f"({len(a.api.trace.reconciles)} reconciles, {len(a.api.trace.calls)} API calls); "
+          f"max RSS {rss:.0f} MiB{peak}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command-line entry point."""
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--runs", type=int, default=9)
+    p.add_argument("--runners", type=int, default=1000)
+    p.add_argument("--tracemalloc", action="store_true")
+    p.add_argument("--only", choices=["lifecycle", "scale"])
+    args = p.parse_args(argv)
+    if args.only in (None, "lifecycle"):
+        bench_lifecycle(args.runs)
+    if args.only in (None, "scale"):
+        bench_scale(args.runners, args.tracemalloc)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,331 @@
+"""Defaults the real apiserver applies to built-in kinds, as a controller can observe them.
+
+A port of ``pkg/apis/core/v1/defaults.go`` (and the generated
+``zz_generated.defaults.go`` that walks nested structs) for the kinds fakeapi
+serves, plus what the Pod create strategy sets (``status.phase: Pending`` and
+``status.qosClass``). Admission plugins (ServiceAccount token volume,
+Priority, DefaultTolerationSeconds) are not part of this.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from .quantity import format_quantity, parse_quantity, quantity_format
+
+JSONDict = dict[str, Any]
+
+_DEFAULT_MODE = 420  # 0644
+
+
+def apply_builtin_defaults(kind: str, obj: JSONDict) -> None:
+    """Apply the server-side defaults of built-in ``kind`` to ``obj``, in place (idempotent).
+
+    Pod: PodSpec, containers, ports, probes, volumes, resources; ``status.phase``
+    ``Pending`` and ``status.qosClass`` when absent. Secret: ``type: Opaque``.
+    Namespace: the ``kubernetes.io/metadata.name`` label and ``status.phase:
+    Active``. Other kinds: nothing.
+    """
+    fn = _BY_KIND.get(kind)
+    if fn is not None:
+        fn(obj)
+
+
+def _dict(parent: JSONDict, key: str) -> JSONDict:
+    v = parent.get(key)
+    if type(v) is not dict:
+        v = parent[key] = {}
+    return v
+
+
+def _empty(v: Any) -> bool:
+    return v is None or v == "" or (v == 0 and type(v) is not bool)
+
+
+# --- Pod ------------------------------------------------------------------------------------
+
+
+def _pod(obj: JSONDict) -> None:
+    spec = _dict(obj, "spec")
+    containers = _list(spec, "containers")
+    init = _list(spec, "initContainers")
+    ephemeral = _list(spec, "ephemeralContainers")
+    for c in (*containers, *init):
+        _requests_from_limits(c)
+    if spec.get("enableServiceLinks") is None:
+        spec["enableServiceLinks"] = True
+    if spec.get("hostNetwork") is True:
+        for c in (*containers, *init):
+            for p in _list(c, "ports"):
+                if _empty(p.get("hostPort")) and "containerPort" in p:
+                    p["hostPort"] = p["containerPort"]
+    _pod_spec(spec, containers, init, ephemeral)
+    status = obj.get("status")
+    if type(status) is not dict:
+        status = obj["status"] = {}
+    if not status.get("phase"):
+        status["phase"] = "Pending"
+    if not status.get("qosClass"):
+        status["qosClass"] = pod_qos_class(spec)
+
+
+def _list(parent: JSONDict, key: str) -> list[JSONDict]:
+    v = parent.get(key)
+    if type(v) is not list:
+        return []
+    return [x for x in v if type(x) is dict]
+
+
+def _pod_spec(spec: JSONDict, containers: list[JSONDict], init: list[JSONDict], ephemeral: list[JSONDict]) -> None:
+    if not spec.get("dnsPolicy"):
+        spec["dnsPolicy"] = "ClusterFirst"
+    if not spec.get("restartPolicy"):
+        spec["restartPolicy"] = "Always"
+    if spec.get("securityContext") is None:
+        spec["securityContext"] = {}
+    if spec.get("terminationGracePeriodSeconds") is None:
+        spec["terminationGracePeriodSeconds"] = 30
+    if not spec.get("schedulerName"):
+        spec["schedulerName"] = "default-scheduler"
+    for c in (*containers, *init, *ephemeral):
+        _container(c)
+    for v in _list(spec, "volumes"):
+        _volume(v)
+    for key in ("overhead",):
+        if type(spec.get(key)) is dict:
+            _round_resource_list(spec[key])
+    res = spec.get("resources")
+    if type(res) is dict:
+        for key in ("limits", "requests"):
+            if type(res.get(key)) is dict:
+                _round_resource_list(res[key])
+
+
+def _container(c: JSONDict) -> None:
+    if not c.get("imagePullPolicy"):
+        c["imagePullPolicy"] = "Always" if image_tag(c.get("image")) == "latest" else "IfNotPresent"
+    if not c.get("terminationMessagePath"):
+        c["terminationMessagePath"] = "/dev/termination-log"
+    if not c.get("terminationMessagePolicy"):
+        c["terminationMessagePolicy"] = "File"
+    res = c.get("resources")
+    if type(res) is not dict:
+        res = c["resources"] = {}
+    for key in ("limits", "requests"):
+        if type(res.get(key)) is dict:
+            _round_resource_list(res[key])
+    for p in _list(c, "ports"):
+        if not p.get("protocol"):
+            p["protocol"] = "TCP"
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        pr = c.get(probe)
+        if type(pr) is dict:
+            _probe(pr)
+    lc = c.get("lifecycle")
+    if type(lc) is dict:
+        for hook in ("postStart", "preStop"):
+            h = lc.get(hook)
+            if type(h) is dict:
+                _handler(h)
+    for e in _list(c, "env"):
+        vf = e.get("valueFrom")
+        if type(vf) is dict and type(vf.get("fieldRef")) is dict and not vf["fieldRef"].get("apiVersion"):
+            vf["fieldRef"]["apiVersion"] = "v1"
+
+
+def _probe(p: JSONDict) -> None:
+    for key, default in (("timeoutSeconds", 1), ("periodSeconds", 10), ("successThreshold", 1), ("failureThreshold", 3)):
+        if _empty(p.get(key)):
+            p[key] = default
+    _handler(p)
+
+
+def _handler(h: JSONDict) -> None:
+    g = h.get("httpGet")
+    if type(g) is dict:
+        if not g.get("path"):
+            g["path"] = "/"
+        if not g.get("scheme"):
+            g["scheme"] = "HTTP"
+    grpc = h.get("grpc")
+    if type(grpc) is dict and grpc.get("service") is None:
+        grpc["service"] = ""
+
+
+_VOLUME_SOURCES = (
+    "hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs", "iscsi",
+    "glusterfs", "persistentVolumeClaim", "rbd", "flexVolume", "cinder", "cephfs", "flocker", "downwardAPI", "fc",
+    "azureFile", "configMap", "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk", "projected",
+    "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral", "image",
+)
+
+
+def _volume(v: JSONDict) -> None:
+    if not any(v.get(s) is not None for s in _VOLUME_SOURCES):
+        v["emptyDir"] = {}
+    for src in ("secret", "configMap", "downwardAPI", "projected"):
+        s = v.get(src)
+        if type(s) is dict and s.get("defaultMode") is None:
+            s["defaultMode"] = _DEFAULT_MODE
+    hp = v.get("hostPath")
+    if type(hp) is dict and hp.get("type") is None:
+        hp["type"] = ""
+    proj = v.get("projected")
+    if type(proj) is dict:
+        for psrc in _list(proj, "sources"):
+            sat = psrc.get("serviceAccountToken")
+            if type(sat) is dict and sat.get("expirationSeconds") is None:
+                sat["expirationSeconds"] = 3600
+            _field_refs(psrc.get("downwardAPI"))
+    _field_refs(v.get("downwardAPI"))
+    img = v.get("image")
+    if type(img) is dict and not img.get("pullPolicy"):
+        img["pullPolicy"] = "Always" if image_tag(img.get("reference")) == "latest" else "IfNotPresent"
+    eph = v.get("ephemeral")
+    if type(eph) is dict:
+        tmpl = eph.get("volumeClaimTemplate")
+        if type(tmpl) is dict and type(tmpl.get("spec")) is dict and tmpl["spec"].get("volumeMode") is None:
+            tmpl["spec"]["volumeMode"] = "Filesystem"
+
+
+def _field_refs(dapi: Any) -> None:
+    if type(dapi) is not dict:
+        return
+    for item in _list(dapi, "items"):
+        fr = item.get("fieldRef")
+        if type(fr) is dict and not fr.get("apiVersion"):
+            fr["apiVersion"] = "v1"
+
+
+def _requests_from_limits(c: JSONDict) -> None:
+    """``SetDefaults_Pod``: a limit without a request defaults the request."""
+    res = c.get("resources")
+    if type(res) is not dict:
+        return
+    limits = res.get("limits")
+    if type(limits) is not dict:
+        return
+    requests = res.get("requests")
+    if type(requests) is not dict:
+        requests = res["requests"] = {}
+    for k, v in limits.items():
+        if k not in requests:
+            requests[k] = v
+
+
+def _round_resource_list(rl: JSONDict) -> None:
+    """``SetDefaults_ResourceList``: values are rounded up to milli precision."""
+    for k, v in rl.items():
+        try:
+            q = parse_quantity(v)
+        except ValueError:
+            continue
+        milli = q * 1000
+        if milli.denominator != 1:
+            rounded = math.ceil(milli) if milli > 0 else -math.ceil(-milli)
+            rl[k] = format_quantity(Fraction(rounded, 1000), quantity_format(v))
+
+
+def image_tag(image: Any) -> str:
+    """The tag ``parsers.ParseImageName`` gives an image reference: ``latest`` when none is set.
+
+    A digest without a tag gives "" (so ``IfNotPresent``); an unparsable reference gives "".
+    """
+    if not isinstance(image, str) or not image or image != image.strip() or any(c.isupper() for c in _repo(image)):
+        return ""
+    name, _, digest = image.partition("@")
+    last = name.rsplit("/", 1)[-1]
+    if ":" in last:
+        return last.rsplit(":", 1)[1]
+    return "" if digest else "latest"
+
+
+def _repo(image: str) -> str:
+    name = image.partition("@")[0]
+    parts = name.split("/")
+    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
+        parts = parts[1:]  # the registry host may have capitals and a port
+    repo = "/".join(parts)
+    return repo.rsplit(":", 1)[0] if ":" in parts[-1] else repo
+
+
+_QOS_RESOURCES = ("cpu", "memory")
+
+
+def _positive(v: Any) -> bool:
+    try:
+        return parse_quantity(v) > 0
+    except ValueError:
+        return False
+
+
+def pod_qos_class(spec: JSONDict) -> str:
+    """``qos.GetPodQOS``: ``Guaranteed``, ``Burstable`` or ``BestEffort`` from cpu/memory requests and limits.
+
+    Pod-level ``spec.resources``, when set, decides alone (PodLevelResources).
+    """
+    requests: dict[str, Fraction] = {}
+    limits: dict[str, Fraction] = {}
+    guaranteed = True
+    pod_res = spec.get("resources")
+    if type(pod_res) is dict and (pod_res.get("requests") or pod_res.get("limits")):
+        sources: list[JSONDict] = [pod_res]
+    else:
+        sources = [c.get("resources") or {} for c in (*_list(spec, "containers"), *_list(spec, "initContainers"))]
+    for res in sources:
+        if type(res) is not dict:
+            continue
+        req = res.get("requests") or {}
+        lim = res.get("limits") or {}
+        for name in _QOS_RESOURCES:
+            if name in req and _positive(req[name]):
+                requests[name] = requests.get(name, Fraction(0)) + parse_quantity(req[name])
+        found: set[str] = set()
+        for name in _QOS_RESOURCES:
+            if name in lim and _positive(lim[name]):
+                found.add(name)
+                limits[name] = limits.get(name, Fraction(0)) + parse_quantity(lim[name])
+        if found != set(_QOS_RESOURCES):
+            guaranteed = False
+    if not requests and not limits:
+        return "BestEffort"
+    if guaranteed:
+        for name, r in requests.items():
+            if limits.get(name) != r:
+                guaranteed = False
+                break
+    if guaranteed and len(requests) == len(limits):
+        return "Guaranteed"
+    return "Burstable"
+
+
+# --- other kinds ------------------------------------------------------------------------------
+
+
+def _secret(obj: JSONDict) -> None:
+    if not obj.get("type"):
+        obj["type"] = "Opaque"
+
+
+def _namespace(obj: JSONDict) -> None:
+    meta = obj.get("metadata")
+    if type(meta) is dict and meta.get("name"):
+        labels = meta.get("labels")
+        if type(labels) is not dict:
+            labels = meta["labels"] = {}
+        labels["kubernetes.io/metadata.name"] = meta["name"]
+    status = obj.get("status")
+    if type(status) is not dict:
+        status = obj["status"] = {}
+    if not status.get("phase"):
+        status["phase"] = "Active"
+
+
+_BY_KIND: dict[str, Callable[[JSONDict], None]] = {
+    "Pod": _pod,
+    "Secret": _secret,
+    "Namespace": _namespace,
+}

@@ -1,0 +1,123 @@
+"""Robustness variants: the same case again, with a crash or a conflict on each controller write.
+
+``robustness: {crash_after_each_write: true}`` (shared/FIXTURE_FORMAT.md
+"Robustness variants") turns one case into many. A plain run lists the API
+writes made by controllers (calls that changed stored state, made from a
+reconcile); variant ``crash@k`` runs the case again with a fault rule that
+crashes the writing controller right after write k, ``conflict@k`` with one
+that answers write k with 409 Conflict. Every expectation except ``calls:``
+(a crash or a conflict legitimately adds calls) must still hold.
+
+The rule for write k matches its verb, kind, namespace, subresource and
+actor (not its name: a generated name is not known before the call) and
+skips the matching calls that came before it in the plain run. Runs are
+deterministic, so the variant reaches the same call; a variant that never
+reaches it fails, saying the runs diverged.
+
+When the plugin expands variants: at collection time, by running the plain
+case once (with expectations off) and keeping the plan in memory, keyed by
+the file's content hash and the case's position. A full ARC case runs in
+milliseconds, so collection stays fast; each xdist worker collects, and so
+plans, on its own, with nothing shared between processes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .loader import Case
+from .runner import CaseResult, Variant, run_case
+
+MODES = (("crash", "crash_after_each_write"), ("conflict", "conflict_on_each_write"))
+
+
+@dataclass(frozen=True)
+class ControllerWrite:
+    """One API write a controller made in the plain run, and how to hit it again."""
+
+    index: int
+    verb: str
+    kind: str
+    namespace: str
+    name: str
+    subresource: str
+    actor: str
+    #: Calls with the same verb, kind, namespace, subresource and actor before this one.
+    skip: int
+
+    def describe(self) -> str:
+        """``patch EphemeralRunner/status ci/x by ephemeralrunner``."""
+        sub = f"/{self.subresource}" if self.subresource else ""
+        target = f"{self.namespace}/{self.name}" if self.namespace else self.name
+        return f"{self.verb} {self.kind}{sub} {target} by {self.actor}"
+
+    def rule(self, mode: str) -> dict[str, Any]:
+        """The fault rule (fixture form) of variant ``mode`` for this write."""
+        rule: dict[str, Any] = {
+            "on": {"verb": self.verb, "kind": self.kind, "namespace": self.namespace,
+                   "subresource": self.subresource, "actor": self.actor},
+            "skip": self.skip,
+            "times": 1,
+        }
+        if mode == "crash":
+            rule["crash"] = "after"
+        else:
+            rule["error"] = "Conflict"
+        return rule
+
+
+@dataclass
+class Plan:
+    """The variants of one case (empty when it asks for none), or why they could not be planned."""
+
+    variants: list[Variant] = field(default_factory=list)
+    error: str = ""
+    writes: int = 0
+
+
+def controller_writes(result: CaseResult) -> list[ControllerWrite]:
+    """The controller writes of a run, in order, each with its skip count."""
+    if result.api is None:
+        return []
+    seen: dict[tuple[str, str, str, str, str], int] = {}
+    out: list[ControllerWrite] = []
+    for c in result.api.trace.calls:
+        sig = (c.verb, c.kind, c.namespace, c.subresource, c.actor)
+        n = seen.get(sig, 0)
+        if c.wrote and c.reconcile is not None:
+            out.append(ControllerWrite(len(out) + 1, c.verb, c.kind, c.namespace, c.name, c.subresource, c.actor, n))
+        seen[sig] = n + 1
+    return out
+
+
+def wanted_modes(case: Case) -> list[str]:
+    """The variant modes a case asks for (``crash``, ``conflict``)."""
+    rob = case.robustness
+    return [mode for mode, key in MODES if rob.get(key)]
+
+
+_PLANS: dict[tuple[str, int, str], Plan] = {}
+
+
+def plan_variants(case: Case, plain: CaseResult | None = None, *, budget: int | None = None) -> Plan:
+    """The variants of ``case``: one per controller write and mode (cached per file content and case)."""
+    modes = wanted_modes(case)
+    if not modes:
+        return Plan()
+    key = (case.digest, case.index, case.name)
+    if plain is None and key in _PLANS:
+        return _PLANS[key]
+    if plain is None:
+        plain = run_case(case, check=False) if budget is None else run_case(case, check=False, budget=budget)
+    writes = controller_writes(plain)
+    plan = Plan(writes=len(writes))
+    if plain.aborted or any(f.phase != "invariants" for f in plain.failures):
+        reason = plain.aborted or "; ".join(f.mismatch.message for f in plain.failures[:3])
+        plan.error = f"the plain run failed, so its writes cannot be counted: {reason}"
+    for mode in modes:
+        for w in writes:
+            plan.variants.append(Variant(mode, w.index, w.rule(mode), w.describe()))
+    if case.digest:
+        _PLANS[key] = plan
+    return plan

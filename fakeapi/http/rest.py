@@ -1,0 +1,526 @@
+"""The kube-apiserver REST surface over one :class:`~fakeapi.server.APIServer`, without sockets.
+
+:meth:`RestAPI.handle` takes a parsed :class:`Request` and returns either a
+:class:`Response` (status code, JSON body, ``Warning`` texts) or a
+:class:`WatchResponse` that the transport streams as chunked newline-delimited
+JSON. The wire-level rules come from shared/reference/APISERVER_SEMANTICS.md:
+
+* paths ``/api/v1/...`` and ``/apis/{group}/{version}/...``, namespaced and
+  cluster-scoped; a path of the wrong scope is a 404 ``the server could not
+  find the requested resource`` (§1.8, §5);
+* the request body's ``apiVersion``/``kind`` default to the URL's, and a body
+  naming another object or namespace than the URL is a 400 (``checkName``,
+  §1.4; ``EnsureObjectNamespaceMatchesRequestNamespace`` on create);
+* query options: ``dryRun``, ``fieldValidation``, ``fieldManager``,
+  selectors, ``limit``/``continue``, ``resourceVersion(Match)``, watch options,
+  ``DeleteOptions`` in the body or the query (body wins);
+* every failure is the ``metav1.Status`` of the :class:`~fakeapi.errors.ApiError`
+  with its code as the HTTP status; success codes per §0 (201 on create).
+
+Every verb runs through the in-process server, which holds ``api.lock`` for
+the whole request: HTTP threads and in-process callers share one consistent
+store and one resourceVersion sequence.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from .. import errors
+from ..errors import ApiError, Cause
+from ..kinds import Kind
+from . import discovery
+
+if TYPE_CHECKING:
+    from ..server import APIServer
+    from ..watch import Watch
+
+JSON_TYPE = "application/json"
+
+#: ``Watch`` default duration when the client gives no ``timeoutSeconds`` (kube-apiserver's
+#: ``--min-request-timeout``; the real server picks a random value in [1800, 3600)).
+DEFAULT_WATCH_TIMEOUT = 1800.0
+
+
+@dataclass
+class Request:
+    """One HTTP request as the REST layer sees it."""
+
+    method: str
+    #: The URL path, still percent-encoded (segments are decoded one by one).
+    path: str
+    query: Mapping[str, list[str]] = field(default_factory=dict)
+    #: Header names in lower case.
+    headers: Mapping[str, str] = field(default_factory=dict)
+    body: bytes = b""
+
+
+@dataclass
+class Response:
+    """A complete response: status code, body and the texts of ``Warning`` headers."""
+
+    code: int
+    body: bytes
+    content_type: str = JSON_TYPE
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class WatchResponse:
+    """A watch to stream: 200, then one JSON event per line until ``timeout`` seconds pass."""
+
+    watch: Watch
+    timeout: float
+    #: The client asked for ``allowWatchBookmarks``: periodic (and final) BOOKMARK events are allowed.
+    bookmarks: bool
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Route:
+    """A resource path: kind, optional namespace, name and subresource."""
+
+    kind: Kind
+    #: The namespace segment of the path (None: no ``namespaces/{ns}`` segment).
+    namespace: str | None
+    name: str | None = None
+    subresource: str | None = None
+    #: The legacy ``/watch/`` path prefix was used.
+    watch_prefix: bool = False
+
+
+def encode(obj: Any) -> bytes:
+    """Compact JSON, UTF-8."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def method_not_allowed() -> ApiError:
+    """405 ``the server does not allow this method on the requested resource``."""
+    return ApiError(errors.status_body(
+        405, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"invalid character '{name[0]}' looking for beginning of value")
+
+
+def decode_json(body: bytes, what: str = "couldn't get version/kind; json parse error") -> Any:
+    """Parse a request body as JSON (strictly: no NaN/Infinity); 400 on failure."""
+    try:
+        return json.loads(body, parse_constant=_reject_constant)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise errors.bad_request(f"{what}: {e}") from e
+
+
+def _first(query: Mapping[str, list[str]], name: str) -> str | None:
+    values = query.get(name)
+    return values[0] if values else None
+
+
+def query_bool(query: Mapping[str, list[str]], name: str) -> bool | None:
+    """A boolean query parameter as apimachinery converts it (``0``, ``f``, ``false``, ``n``, ``no`` are false)."""
+    v = _first(query, name)
+    if v is None:
+        return None
+    return not (v == "0" or v.lower() in ("f", "false", "n", "no"))
+
+
+def query_int(query: Mapping[str, list[str]], name: str) -> int | None:
+    """An integer query parameter; 400 when it does not parse."""
+    v = _first(query, name)
+    if v is None or v == "":
+        return None
+    try:
+        return int(v)
+    except ValueError as e:
+        raise errors.bad_request(f'strconv.ParseInt: parsing "{v}": invalid syntax') from e
+
+
+def _go_strings(values: list[str]) -> str:
+    return "[]string{" + ", ".join(json.dumps(v) for v in values) + "}"
+
+
+def dry_run(values: list[str] | None, options_kind: str) -> bool:
+    """``dryRun``: absent, or ``All``; anything else is 422 on the verb's options kind."""
+    if not values:
+        return False
+    if any(v != "All" for v in values):
+        raise errors.options_invalid(options_kind, [Cause(
+            errors.FIELD_VALUE_NOT_SUPPORTED,
+            f'Unsupported value: {_go_strings(values)}: supported values: "All"', "dryRun")])
+    return True
+
+
+class RestAPI:
+    """Kubernetes REST semantics for one in-process :class:`~fakeapi.server.APIServer`."""
+
+    def __init__(self, api: APIServer, *, server_address: str = "127.0.0.1",
+                 watch_timeout: float = DEFAULT_WATCH_TIMEOUT) -> None:
+        self.api = api
+        #: ``host:port`` reported in ``/api``'s serverAddressByClientCIDRs.
+        self.server_address = server_address
+        self.watch_timeout = watch_timeout
+
+    # ----------------------------------------------------------------- entry
+
+    def handle(self, req: Request) -> Response | WatchResponse:
+        """Serve one request. Never raises: failures become ``metav1.Status`` responses."""
+        try:
+            return self._handle(req)
+        except ApiError as e:
+            return Response(e.code, encode(e.status), warnings=self.api.last_warnings)
+        except Exception as e:  # a bug or an injected crash: a 500 Status, as the real server answers
+            err = errors.internal(f"Internal error occurred: {type(e).__name__}: {e}")
+            return Response(500, encode(err.status))
+
+    def _handle(self, req: Request) -> Response | WatchResponse:
+        path = req.path
+        if len(path) > 1 and path.endswith("/"):
+            path = path.rstrip("/")
+        if path in ("/healthz", "/livez", "/readyz"):
+            return Response(200, b"ok", content_type="text/plain; charset=utf-8")
+        if req.method not in ("GET", "POST", "PUT", "PATCH", "DELETE"):
+            raise method_not_allowed()
+        registry = self.api.kinds
+        if path == "/version":
+            return self._document(req, discovery.version_info())
+        if path == "/api":
+            return self._document(req, discovery.api_versions(self.server_address))
+        if path == "/apis":
+            return self._document(req, discovery.api_group_list(registry))
+        segments = [unquote(s) for s in path.strip("/").split("/")]
+        if segments[0] == "api" and len(segments) >= 2:
+            group, version, rest = "", segments[1], segments[2:]
+        elif segments[0] == "apis" and len(segments) >= 2:
+            group = segments[1]
+            if len(segments) == 2:
+                doc = discovery.api_group(registry, group)
+                if doc is None:
+                    raise errors.resource_not_found()
+                return self._document(req, doc)
+            version, rest = segments[2], segments[3:]
+        else:
+            raise errors.resource_not_found()
+        if not rest:
+            listing = discovery.api_resource_list(registry, group, version)
+            if listing is None or (not group and version != "v1"):
+                raise errors.resource_not_found()
+            return self._document(req, listing)
+        route = self._route(group, version, rest)
+        return self._dispatch(req, route)
+
+    def _document(self, req: Request, doc: dict[str, Any]) -> Response:
+        if req.method != "GET":
+            raise method_not_allowed()
+        return Response(200, encode(doc))
+
+    def _route(self, group: str, version: str, rest: list[str]) -> Route:
+        watch_prefix = False
+        if rest[0] == "watch":
+            watch_prefix, rest = True, rest[1:]
+        namespace: str | None = None
+        if (len(rest) >= 3 and rest[0] == "namespaces"
+                and not (len(rest) == 3 and rest[2] in ("status", "finalize"))):
+            namespace, rest = rest[1], rest[2:]
+            if not namespace:
+                raise errors.resource_not_found()
+        if not rest or len(rest) > 3 or not all(rest):
+            raise errors.resource_not_found()
+        kind = self.api.kinds.by_resource(group, version, rest[0])
+        if kind is None:
+            raise errors.resource_not_found()
+        name = rest[1] if len(rest) >= 2 else None
+        sub = rest[2] if len(rest) == 3 else None
+        if namespace is not None and not kind.namespaced:
+            raise errors.resource_not_found()
+        if kind.namespaced and namespace is None and name is not None:
+            raise errors.resource_not_found()
+        if watch_prefix and sub is not None:
+            raise errors.resource_not_found()
+        return Route(kind, namespace, name, sub, watch_prefix)
+
+    # --------------------------------------------------------------- dispatch
+
+    def _dispatch(self, req: Request, route: Route) -> Response | WatchResponse:
+        m = req.method
+        q = req.query
+        if route.watch_prefix:
+            if m != "GET":
+                raise method_not_allowed()
+            return self._watch(req, route)
+        if route.name is None:
+            if route.kind.namespaced and route.namespace is None and m != "GET":
+                raise errors.resource_not_found()  # create/deletecollection need a namespace (§1.8)
+            if m == "GET":
+                return self._watch(req, route) if query_bool(q, "watch") else self._list(req, route)
+            if m == "POST":
+                return self._create(req, route)
+            if m == "DELETE":
+                return self._delete_collection(req, route)
+            raise method_not_allowed()
+        sub = route.subresource
+        if sub is not None:
+            self._check_subresource(route, m)
+        if m == "GET":
+            return self._get(req, route)
+        if m == "PUT":
+            return self._update(req, route)
+        if m == "PATCH":
+            return self._patch(req, route)
+        if m == "DELETE":
+            if sub is not None:
+                raise method_not_allowed()
+            return self._delete(req, route)
+        raise method_not_allowed()
+
+    def _check_subresource(self, route: Route, method: str) -> None:
+        kind, sub = route.kind, route.subresource
+        if sub == "status":
+            if not kind.status_subresource:
+                # §3: every verb on /status of a kind without the subresource is "R name not found"
+                raise errors.not_found(kind.group, kind.plural, route.name or "")
+            return
+        if sub == "finalize" and kind.builtin and kind.kind == "Namespace" and not kind.group:
+            if method != "PUT":
+                raise method_not_allowed()
+            return
+        raise errors.resource_not_found()
+
+    def _actor(self, req: Request) -> str:
+        manager = _first(req.query, "fieldManager")
+        if manager:
+            return manager
+        agent = req.headers.get("user-agent", "")
+        return agent.split("/", 1)[0] or "http"
+
+    def _ref(self, route: Route) -> str:
+        return f"{route.kind.api_version}/{route.kind.kind}"
+
+    def _ok(self, code: int, obj: Any) -> Response:
+        return Response(code, encode(obj), warnings=self.api.last_warnings)
+
+    # ------------------------------------------------------------------ bodies
+
+    def _object_body(self, req: Request, route: Route) -> dict[str, Any]:
+        """Decode a create/update body; default its apiVersion/kind to the URL's (§2.1)."""
+        obj = decode_json(req.body)
+        kind = route.kind
+        if not isinstance(obj, dict):
+            raise errors.bad_request(
+                f"couldn't get version/kind; json parse error: json: cannot unmarshal {_json_type(obj)} "
+                "into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; "
+                "Kind string \"json:\\\"kind,omitempty\\\"\" }")
+        api_version = obj.get("apiVersion")
+        if api_version in (None, ""):
+            obj["apiVersion"] = kind.api_version
+        elif api_version != kind.api_version:
+            raise errors.bad_request(
+                f"the API version in the data ({api_version}) does not match the expected API version "
+                f"({kind.api_version})")
+        kind_name = obj.get("kind")
+        if kind_name in (None, ""):
+            obj["kind"] = kind.kind
+        elif kind_name != kind.kind:
+            meta = self._meta(obj)
+            if kind.builtin:
+                raise errors.bad_request(
+                    f"the object provided is unrecognized (must be of type {kind.kind}): "
+                    f"object kind {kind_name!s} does not match {kind.kind}")
+            raise errors.invalid(kind.group, kind.kind, str(meta.get("name") or ""), [Cause(
+                errors.FIELD_VALUE_INVALID, f"Invalid value: {json.dumps(kind_name)}: must be {kind.kind}", "kind")])
+        return obj
+
+    @staticmethod
+    def _meta(obj: dict[str, Any]) -> dict[str, Any]:
+        meta = obj.get("metadata")
+        return meta if isinstance(meta, dict) else {}
+
+    def _field_validation(self, req: Request) -> str:
+        return _first(req.query, "fieldValidation") or "Warn"
+
+    # ------------------------------------------------------------------- verbs
+
+    def _get(self, req: Request, route: Route) -> Response:
+        obj = self.api.get(self._ref(route), route.name or "", route.namespace,
+                           resource_version=_first(req.query, "resourceVersion") or None, actor=self._actor(req))
+        return self._ok(200, obj)
+
+    def _list_args(self, req: Request, route: Route) -> dict[str, Any]:
+        q = req.query
+        fields = _first(q, "fieldSelector") or None
+        return {"label_selector": _first(q, "labelSelector") or None, "field_selector": fields}
+
+    def _list(self, req: Request, route: Route) -> Response:
+        q = req.query
+        limit = query_int(q, "limit")
+        obj = self.api.list(
+            self._ref(route), route.namespace,
+            **self._list_args(req, route),
+            resource_version=_first(q, "resourceVersion") or None,
+            resource_version_match=_first(q, "resourceVersionMatch") or None,
+            limit=limit if limit and limit > 0 else None,
+            continue_=_first(q, "continue") or None,
+            send_initial_events=query_bool(q, "sendInitialEvents"),
+            actor=self._actor(req),
+        )
+        return self._ok(200, obj)
+
+    def _watch(self, req: Request, route: Route) -> WatchResponse:
+        q = req.query
+        args = self._list_args(req, route)
+        if route.name is not None:  # legacy /watch/.../{name}: a watch of one object
+            by_name = "metadata.name=" + route.name.replace("\\", "\\\\").replace(",", "\\,").replace("=", "\\=")
+            args["field_selector"] = f"{args['field_selector']},{by_name}" if args["field_selector"] else by_name
+        bookmarks = bool(query_bool(q, "allowWatchBookmarks"))
+        timeout = query_int(q, "timeoutSeconds")
+        w = self.api.watch(
+            self._ref(route), route.namespace,
+            **args,
+            resource_version=_first(q, "resourceVersion") or None,
+            resource_version_match=_first(q, "resourceVersionMatch") or None,
+            allow_bookmarks=bookmarks,
+            send_initial_events=query_bool(q, "sendInitialEvents"),
+            actor=self._actor(req),
+        )
+        return WatchResponse(w, float(timeout) if timeout and timeout > 0 else self.watch_timeout, bookmarks,
+                             warnings=self.api.last_warnings)
+
+    def _create(self, req: Request, route: Route) -> Response:
+        obj = self._object_body(req, route)
+        meta = self._meta(obj)
+        ns = route.namespace
+        if ns is not None and route.kind.namespaced:
+            body_ns = meta.get("namespace")
+            if body_ns and body_ns != ns:
+                raise errors.bad_request(
+                    "the namespace of the provided object does not match the namespace sent on the request")
+        out = self.api.create(obj, namespace=ns, actor=self._actor(req),
+                              field_validation=self._field_validation(req),
+                              dry_run=dry_run(req.query.get("dryRun"), "CreateOptions"))
+        return self._ok(201, out)
+
+    def _check_name(self, obj: dict[str, Any], route: Route) -> None:
+        """``checkName`` of handlers/rest.go: the body names the URL's object (400 otherwise)."""
+        meta = self._meta(obj)
+        name = route.name or ""
+        obj_name = meta.get("name")
+        if not obj_name:
+            raise errors.bad_request(
+                f"the name of the object ({name} based on URL) was undeterminable: name must be provided")
+        if obj_name != name:
+            raise errors.bad_request(f"the name of the object ({obj_name}) does not match the name on the URL ({name})")
+        ns = route.namespace
+        obj_ns = meta.get("namespace")
+        if ns and obj_ns and obj_ns != ns:
+            raise errors.bad_request(
+                f"the namespace of the object ({obj_ns}) does not match the namespace on the request ({ns})")
+
+    def _update(self, req: Request, route: Route) -> Response:
+        if route.subresource == "finalize":
+            decode_json(req.body)
+            return self._ok(200, self.api.finalize_namespace(route.name or "", actor=self._actor(req)))
+        obj = self._object_body(req, route)
+        self._check_name(obj, route)
+        out = self.api.update(obj, namespace=route.namespace, subresource=route.subresource,
+                              actor=self._actor(req), field_validation=self._field_validation(req),
+                              dry_run=dry_run(req.query.get("dryRun"), "UpdateOptions"))
+        return self._ok(200, out)
+
+    def _patch(self, req: Request, route: Route) -> Response:
+        content_type = req.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        out = self.api.patch(self._ref(route), route.name or "", req.body, namespace=route.namespace,
+                             patch_type=content_type, subresource=route.subresource, actor=self._actor(req),
+                             field_validation=self._field_validation(req),
+                             dry_run=dry_run(req.query.get("dryRun"), "PatchOptions"))
+        return self._ok(200, out)
+
+    def _delete_options(self, req: Request) -> dict[str, Any]:
+        """DeleteOptions from the query, then from the body (whose fields win), as the delete handler decodes them."""
+        q = req.query
+        opts: dict[str, Any] = {}
+        if "gracePeriodSeconds" in q:
+            opts["gracePeriodSeconds"] = query_int(q, "gracePeriodSeconds")
+        if "propagationPolicy" in q:
+            opts["propagationPolicy"] = _first(q, "propagationPolicy")
+        if "orphanDependents" in q:
+            opts["orphanDependents"] = query_bool(q, "orphanDependents")
+        if "dryRun" in q:
+            opts["dryRun"] = list(q["dryRun"])
+        if req.body.strip():
+            body = decode_json(req.body)
+            if not isinstance(body, dict):
+                raise errors.bad_request(
+                    f"json: cannot unmarshal {_json_type(body)} into Go value of type v1.DeleteOptions")
+            kind = body.get("kind")
+            if kind not in (None, "", "DeleteOptions"):
+                raise errors.bad_request(f"got unexpected object of kind {kind}, expected DeleteOptions")
+            for key in ("gracePeriodSeconds", "propagationPolicy", "orphanDependents", "dryRun", "preconditions"):
+                if body.get(key) is not None:
+                    opts[key] = body[key]
+        grace = opts.get("gracePeriodSeconds")
+        if grace is not None and (isinstance(grace, bool) or not isinstance(grace, int)):
+            raise errors.bad_request(f"json: cannot unmarshal {_json_type(grace)} into Go struct field "
+                                     "DeleteOptions.gracePeriodSeconds of type int64")
+        pre = opts.get("preconditions")
+        if pre is not None and not isinstance(pre, dict):
+            raise errors.bad_request(f"json: cannot unmarshal {_json_type(pre)} into Go struct field "
+                                     "DeleteOptions.preconditions of type v1.Preconditions")
+        run = opts.get("dryRun")
+        if run is not None and not (isinstance(run, list) and all(isinstance(v, str) for v in run)):
+            raise errors.bad_request("json: cannot unmarshal into Go struct field DeleteOptions.dryRun of type []string")
+        return opts
+
+    def _delete(self, req: Request, route: Route) -> Response:
+        opts = self._delete_options(req)
+        orphan = opts.get("orphanDependents")
+        out = self.api.delete(
+            self._ref(route), route.name or "", route.namespace,
+            propagation_policy=opts.get("propagationPolicy"),
+            preconditions=opts.get("preconditions"),
+            grace_period_seconds=opts.get("gracePeriodSeconds"),
+            orphan_dependents=orphan,
+            actor=self._actor(req),
+            dry_run=dry_run(opts.get("dryRun"), "DeleteOptions"),
+        )
+        # 202 only for the legacy orphanDependents=false while the object is still there (§0)
+        code = 202 if orphan is False and out.get("kind") != "Status" else 200
+        return self._ok(code, out)
+
+    def _delete_collection(self, req: Request, route: Route) -> Response:
+        opts = self._delete_options(req)
+        policy = opts.get("propagationPolicy")
+        orphan = opts.get("orphanDependents")
+        if orphan is not None:
+            if policy is not None:
+                raise errors.options_invalid("DeleteOptions", [Cause(
+                    errors.FIELD_VALUE_INVALID,
+                    f'Invalid value: "{policy}": orphanDependents and deletionPropagation cannot be both set',
+                    "propagationPolicy")])
+            policy = "Orphan" if orphan else "Background"
+        out = self.api.delete_collection(
+            self._ref(route), route.namespace,
+            **self._list_args(req, route),
+            propagation_policy=policy,
+            grace_period_seconds=opts.get("gracePeriodSeconds"),
+            actor=self._actor(req),
+            dry_run=dry_run(opts.get("dryRun"), "DeleteOptions"),
+        )
+        return self._ok(200, out)
+
+
+def _json_type(v: Any) -> str:
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    if v is None:
+        return "null"
+    return "object"

@@ -1,0 +1,376 @@
+"""The HTTP transport: a threading HTTP/1.1 server on loopback, chunked watch streams, kubeconfig.
+
+:func:`serve` is the entry point::
+
+    with fakeapi.http.serve(api) as endpoint:
+        kubernetes.config.load_kube_config(config_file=endpoint.kubeconfig_path)
+        ...
+
+It uses only the standard library (``http.server.ThreadingHTTPServer``): one
+thread per connection, keep-alive, ``TCP_NODELAY``. Requests are translated by
+:class:`~fakeapi.http.rest.RestAPI`; every verb takes ``api.lock``, and watch
+threads block in :meth:`~fakeapi.watch.Watch.wait` on the server's condition,
+so the in-process host and any number of HTTP clients can share the server.
+Leaving the ``with`` block ends every open watch and connection and removes
+the temporary kubeconfig.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
+
+import yaml
+
+from .rest import DEFAULT_WATCH_TIMEOUT, Request, Response, RestAPI, WatchResponse, encode
+
+if TYPE_CHECKING:
+    from ..server import APIServer
+    from ..watch import WatchEvent
+
+#: How often an idle watch wakes to notice a vanished client or a shutdown (seconds).
+WATCH_POLL_SLICE = 1.0
+#: How often a watch with ``allowWatchBookmarks`` gets a BOOKMARK (kube-apiserver: about a minute).
+DEFAULT_BOOKMARK_INTERVAL = 60.0
+#: The name used for the cluster, user and context of the written kubeconfig.
+KUBECONFIG_NAME = "fakeapi"
+#: The bearer token written to the kubeconfig (any token, or none, is accepted).
+KUBECONFIG_TOKEN = "fakeapi"
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a served fakeapi listens, and a kubeconfig that points at it."""
+
+    #: ``http://127.0.0.1:PORT``
+    url: str
+    host: str
+    port: int
+    #: A kubeconfig file (cluster, user with a token, context ``fakeapi``, namespace ``default``).
+    kubeconfig_path: str
+
+    def kubeconfig(self) -> dict[str, Any]:
+        """The kubeconfig document as a dict (the content of :attr:`kubeconfig_path`)."""
+        return kubeconfig_document(self.url)
+
+
+def kubeconfig_document(url: str, *, namespace: str = "default") -> dict[str, Any]:
+    """A kubeconfig for ``url``: plain HTTP, ``insecure-skip-tls-verify``, a token any server accepts."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "preferences": {},
+        "clusters": [{"name": KUBECONFIG_NAME, "cluster": {"server": url, "insecure-skip-tls-verify": True}}],
+        "users": [{"name": KUBECONFIG_NAME, "user": {"token": KUBECONFIG_TOKEN}}],
+        "contexts": [{"name": KUBECONFIG_NAME,
+                      "context": {"cluster": KUBECONFIG_NAME, "user": KUBECONFIG_NAME, "namespace": namespace}}],
+        "current-context": KUBECONFIG_NAME,
+    }
+
+
+def write_kubeconfig(path: str | os.PathLike[str], url: str, *, namespace: str = "default") -> str:
+    """Write a kubeconfig for ``url`` to ``path`` (mode 0600) and return the path."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    text = yaml.safe_dump(kubeconfig_document(url, namespace=namespace), sort_keys=False)
+    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    return str(p)
+
+
+def _warning_header(text: str) -> str:
+    """``299 - "text"``: the Warning header kube-apiserver sends (quoted, ASCII-escaped)."""
+    return "299 - " + json.dumps(text, ensure_ascii=True)
+
+
+def _event_line(event: WatchEvent) -> bytes:
+    return encode({"type": event.type, "object": event.object}) + b"\n"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """One connection: parses requests and writes responses or watch streams."""
+
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    server: FakeAPIHTTPServer
+
+    def version_string(self) -> str:
+        """The ``Server`` header."""
+        return "fakeapi"
+
+    def do_GET(self) -> None:
+        self._serve()
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_GET
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if self.server.verbose:
+            super().log_message(format, *args)
+
+    def _read_body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            parts: list[bytes] = []
+            while True:
+                size_line = self.rfile.readline(65537)
+                size = int(size_line.split(b";", 1)[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline(65537) not in (b"\r\n", b"\n", b""):
+                        pass
+                    return b"".join(parts)
+                parts.append(self.rfile.read(size))
+                self.rfile.readline(65537)
+        length = self.headers.get("Content-Length")
+        if not length:
+            return b""
+        n = int(length)
+        if n < 0:
+            raise ValueError("negative Content-Length")
+        return self.rfile.read(n)
+
+    def _serve(self) -> None:
+        try:
+            body = self._read_body()
+        except ValueError:
+            self.close_connection = True
+            self._send(Response(400, encode({"kind": "Status", "apiVersion": "v1", "metadata": {},
+                                             "status": "Failure", "message": "malformed request body",
+                                             "reason": "BadRequest", "code": 400})))
+            return
+        url = urlsplit(self.path)
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        req = Request(self.command, url.path, parse_qs(url.query, keep_blank_values=True), headers, body)
+        resp = self.server.rest.handle(req)
+        if isinstance(resp, WatchResponse):
+            self._stream(resp)
+        else:
+            self._send(resp)
+
+    def _send(self, resp: Response) -> None:
+        self.send_response(resp.code)
+        self.send_header("Content-Type", resp.content_type)
+        self.send_header("Content-Length", str(len(resp.body)))
+        self.send_header("Cache-Control", "no-cache, private")
+        for w in resp.warnings:
+            self.send_header("Warning", _warning_header(w))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(resp.body)
+
+    def _stream(self, resp: WatchResponse) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Cache-Control", "no-cache, private")
+        for w in resp.warnings:
+            self.send_header("Warning", _warning_header(w))
+        self.end_headers()
+        try:
+            complete = self.server.pump(resp, self._write_chunk, self._client_gone)
+            if complete:
+                self.wfile.write(b"0\r\n\r\n")
+            else:
+                self.close_connection = True
+        except OSError:
+            self.close_connection = True
+
+    def _write_chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def _client_gone(self) -> bool:
+        """True when the peer closed its side (readable with nothing to read)."""
+        sock = self.connection
+        try:
+            if hasattr(select, "poll"):
+                p = select.poll()
+                p.register(sock, select.POLLIN | select.POLLHUP | select.POLLERR)
+                ready = bool(p.poll(0))
+            else:  # pragma: no cover - non-POSIX
+                ready = bool(select.select([sock], [], [], 0)[0])
+            return ready and sock.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+
+class FakeAPIHTTPServer(ThreadingHTTPServer):
+    """A ``ThreadingHTTPServer`` serving one :class:`~fakeapi.server.APIServer` through :class:`RestAPI`."""
+
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 128
+
+    def __init__(self, api: APIServer, host: str = "127.0.0.1", port: int = 0, *,
+                 bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
+                 watch_timeout: float = DEFAULT_WATCH_TIMEOUT, verbose: bool = False) -> None:
+        if ":" in host:
+            self.address_family = socket.AF_INET6
+        self.api = api
+        self.verbose = verbose
+        self.bookmark_interval = bookmark_interval
+        self.stopping = threading.Event()
+        self._conn_lock = threading.Lock()
+        self._connections: set[socket.socket] = set()
+        self._conn_threads: set[threading.Thread] = set()
+        super().__init__((host, port), _Handler)
+        bound_host, bound_port = self.server_address[:2]
+        self.host = str(bound_host)
+        self.port = int(bound_port)
+        self.rest = RestAPI(api, server_address=f"{self.host}:{self.port}", watch_timeout=watch_timeout)
+
+    @property
+    def url(self) -> str:
+        """``http://host:port`` (IPv6 hosts in brackets)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def server_bind(self) -> None:
+        """Bind without the reverse DNS lookup ``HTTPServer.server_bind`` makes."""
+        import socketserver
+
+        socketserver.TCPServer.server_bind(self)
+        host, port = self.server_address[:2]
+        self.server_name = str(host)
+        self.server_port = int(port)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Serve a connection in its own daemon thread, tracked so :meth:`close` can end it."""
+        t = threading.Thread(target=self._connection_thread, args=(request, client_address),
+                             name=f"fakeapi-http-{self.port}", daemon=True)
+        with self._conn_lock:
+            if self.stopping.is_set():
+                self.shutdown_request(request)
+                return
+            self._connections.add(request)
+            self._conn_threads.add(t)
+        t.start()
+
+    def _connection_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            self.process_request_thread(request, client_address)
+        finally:
+            with self._conn_lock:
+                self._connections.discard(request)
+                self._conn_threads.discard(threading.current_thread())
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Connection errors (a client that went away) are not worth a traceback unless verbose."""
+        if self.verbose:
+            super().handle_error(request, client_address)
+
+    # ------------------------------------------------------------------ watch
+
+    def pump(self, resp: WatchResponse, write: Callable[[bytes], None], gone: Callable[[], bool]) -> bool:
+        """Stream a watch until its timeout, an ERROR event, the client leaving or shutdown.
+
+        Returns True when the stream ended normally (the terminating chunk may be sent).
+        """
+        w = resp.watch
+        api = self.api
+        now = time.monotonic()
+        deadline = now + resp.timeout
+        interval = self.bookmark_interval
+        next_bookmark = now + interval if resp.bookmarks and interval > 0 else float("inf")
+        try:
+            with api.lock:
+                events = w.poll(copy=False)
+            while True:
+                if events:
+                    write(b"".join(_event_line(e) for e in events))
+                    if any(e.type == "ERROR" for e in events):
+                        return True
+                now = time.monotonic()
+                if self.stopping.is_set() or w.closed:
+                    return False
+                if now >= deadline:
+                    break
+                if now >= next_bookmark:
+                    bm = w.bookmark()
+                    if bm is not None:
+                        write(_event_line(bm))
+                    next_bookmark = now + interval
+                if gone():
+                    return False
+                events = w.wait(min(deadline, next_bookmark, now + WATCH_POLL_SLICE) - now)
+            if resp.bookmarks:
+                bm = w.bookmark()
+                if bm is not None:
+                    write(_event_line(bm))
+            return True
+        finally:
+            w.close()
+
+    # -------------------------------------------------------------- lifecycle
+
+    def start(self) -> threading.Thread:
+        """Accept connections in a daemon thread."""
+        t = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.1},
+                             name=f"fakeapi-http-accept-{self.port}", daemon=True)
+        t.start()
+        self._accept_thread = t
+        return t
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop accepting, end open watches and connections, and wait (bounded) for their threads."""
+        self.stopping.set()
+        if getattr(self, "_accept_thread", None) is not None:
+            self.shutdown()
+        self.server_close()
+        self.api.wake_watchers()
+        with self._conn_lock:
+            conns = list(self._connections)
+            threads = list(self._conn_threads)
+        for c in conns:
+            with contextlib.suppress(OSError):
+                c.shutdown(socket.SHUT_RDWR)
+        end = time.monotonic() + timeout
+        for t in threads:
+            t.join(max(0.0, end - time.monotonic()))
+
+
+@contextlib.contextmanager
+def serve(
+    api: APIServer,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    kubeconfig_path: str | os.PathLike[str] | None = None,
+    namespace: str = "default",
+    bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
+    watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
+    verbose: bool = False,
+) -> Iterator[Endpoint]:
+    """Serve ``api``'s Kubernetes REST API over HTTP for the duration of the ``with`` block.
+
+    ``port=0`` picks a free port. The kubeconfig is written to ``kubeconfig_path``,
+    or to a temporary directory removed on exit; its context's namespace is
+    ``namespace``. ``bookmark_interval`` spaces the BOOKMARK events of watches
+    that allow them; ``watch_timeout`` is the duration of a watch without
+    ``timeoutSeconds``. ``verbose`` logs each request to stderr.
+    """
+    httpd = FakeAPIHTTPServer(api, host, port, bookmark_interval=bookmark_interval,
+                              watch_timeout=watch_timeout, verbose=verbose)
+    tmpdir: str | None = None
+    try:
+        if kubeconfig_path is None:
+            tmpdir = tempfile.mkdtemp(prefix="fakeapi-")
+            kubeconfig_path = os.path.join(tmpdir, "kubeconfig")
+        path = write_kubeconfig(kubeconfig_path, httpd.url, namespace=namespace)
+        httpd.start()
+        yield Endpoint(url=httpd.url, host=httpd.host, port=httpd.port, kubeconfig_path=path)
+    finally:
+        httpd.close()
+        if tmpdir is not None:
+            shutil.rmtree(tmpdir, ignore_errors=True)

@@ -1,0 +1,166 @@
+"""``fakeapi serve``: serve a fakeapi over HTTP, preloaded from YAML manifests.
+
+::
+
+    fakeapi serve [--host H] [--port N] [--kubeconfig PATH] [FILES_OR_DIRS...]
+
+Loads every document of the given YAML (or JSON) files, and of the ``*.yaml``,
+``*.yml`` and ``*.json`` files of given directories: CustomResourceDefinitions
+first, then Namespaces, then everything else in file order (``kind: List``
+documents are expanded; a namespace an object names that does not exist yet
+is created). Then prints the URL, writes a kubeconfig (to ``--kubeconfig``,
+else into a temporary directory) and serves until interrupted (Ctrl-C or
+SIGTERM).
+
+Also runnable alone: ``python -m fakeapi.serve_cmd ...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import ApiError
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``serve`` options to ``parser``."""
+    parser.add_argument("files", nargs="*", metavar="FILE",
+                        help="YAML/JSON manifests (or directories of them) to load: CRDs first, then objects")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=0, help="port to listen on (default: 0, a free port)")
+    parser.add_argument("--kubeconfig", metavar="PATH", default=None,
+                        help="where to write the kubeconfig (default: a temporary file, removed on exit)")
+    parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``serve`` on an ``argparse`` subparsers object; the parser's ``func`` default is :func:`run`."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "serve", help="serve a fakeapi over HTTP (Kubernetes REST API + kubeconfig)",
+        description=(__doc__ or "").strip().splitlines()[0])
+    add_arguments(parser)
+    parser.set_defaults(func=run)
+    return parser
+
+
+def manifest_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The files named, with directories expanded to their manifests (sorted, not recursive)."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out.extend(sorted(f for f in p.iterdir() if f.is_file() and f.suffix in MANIFEST_SUFFIXES))
+        else:
+            out.append(p)
+    return out
+
+
+def read_manifests(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+    """Every object of the files, in order (``List`` documents expanded, empty documents skipped)."""
+    objects: list[dict[str, Any]] = []
+    for f in manifest_files(paths):
+        with open(f, encoding="utf-8") as fh:
+            for doc in yaml.safe_load_all(fh):
+                if doc is None:
+                    continue
+                if not isinstance(doc, dict):
+                    raise ValueError(f"{f}: a document is not an object")
+                if str(doc.get("kind", "")).endswith("List") and isinstance(doc.get("items"), list):
+                    objects.extend(item for item in doc["items"] if isinstance(item, dict))
+                else:
+                    objects.append(doc)
+    return objects
+
+
+def _is_crd(obj: dict[str, Any]) -> bool:
+    return obj.get("kind") == "CustomResourceDefinition" and str(obj.get("apiVersion", "")).startswith(
+        "apiextensions.k8s.io/")
+
+
+def _is_namespace(obj: dict[str, Any]) -> bool:
+    return obj.get("kind") == "Namespace" and obj.get("apiVersion") == "v1"
+
+
+def load(api: Any, objects: Sequence[dict[str, Any]]) -> tuple[int, int]:
+    """Create ``objects`` in ``api``: CRDs, then Namespaces, then the rest. Returns (CRDs, other objects).
+
+    A Namespace that already exists is left as it is; a namespace named by an
+    object but missing is created first. Any other failure raises the
+    :class:`~fakeapi.errors.ApiError`.
+    """
+    crds = [o for o in objects if _is_crd(o)]
+    namespaces = [o for o in objects if _is_namespace(o)]
+    rest = [o for o in objects if not _is_crd(o) and not _is_namespace(o)]
+    for crd in crds:
+        api.register_crd(crd, actor="fakeapi-serve")
+    existing = {n["metadata"]["name"] for n in api.list("Namespace", actor="fakeapi-serve")["items"]}
+    for ns in namespaces:
+        name = (ns.get("metadata") or {}).get("name")
+        if name in existing:
+            continue
+        api.create(ns, actor="fakeapi-serve")
+        existing.add(name)
+    for obj in rest:
+        ns = (obj.get("metadata") or {}).get("namespace")
+        kind = api.kinds.find(str(obj.get("kind", "")), obj.get("apiVersion"))
+        if kind is not None and kind.namespaced:
+            ns = ns or "default"
+            if ns not in existing:
+                api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}, actor="fakeapi-serve")
+                existing.add(ns)
+        api.create(obj, namespace=ns, actor="fakeapi-serve")
+    return len(crds), len(namespaces) + len(rest)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load the manifests, serve, print the URL and kubeconfig path, block until interrupted."""
+    from .http import serve
+    from .server import APIServer
+
+    api = APIServer()
+    try:
+        n_crds, n_objects = load(api, read_manifests(args.files))
+    except (OSError, ValueError, yaml.YAMLError) as e:
+        print(f"fakeapi serve: {e}", file=sys.stderr)
+        return 2
+    except ApiError as e:
+        print(f"fakeapi serve: loading failed: {e.code} {e.reason}: {e.message}", file=sys.stderr)
+        return 1
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with serve(api, args.host, args.port, kubeconfig_path=args.kubeconfig, verbose=args.verbose) as ep:
+            print(f"fakeapi: serving {ep.url}", flush=True)
+            print(f"fakeapi: kubeconfig {ep.kubeconfig_path}  (export KUBECONFIG={ep.kubeconfig_path})", flush=True)
+            print(f"fakeapi: loaded {n_crds} CRD(s) and {n_objects} object(s); Ctrl-C to stop", flush=True)
+            while not stop.wait(0.5):
+                pass
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+    print("fakeapi: stopped", flush=True)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m fakeapi.serve_cmd``: the ``serve`` subcommand on its own."""
+    parser = argparse.ArgumentParser(prog="fakeapi serve", description=(__doc__ or "").strip().splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,216 @@
+"""The garbage collector (reference §4) and the namespace controller (§1.8)."""
+
+from __future__ import annotations
+
+from support import configmap, drain, expect_error, make_api, owner_ref, widget
+
+from fakeapi.server import APIServer
+
+
+def _names(api: APIServer, kind: str = "ConfigMap", ns: str = "ns") -> list[str]:
+    return [i["metadata"]["name"] for i in api.list(kind, ns)["items"]]
+
+
+def _owned(api: APIServer, owner: dict, name: str, *, block: bool = False, ns: str = "ns", **meta: object) -> dict:
+    refs = [owner_ref(owner, controller=True, block=block)]
+    return api.create(configmap(name, ns, ownerReferences=refs, **meta))
+
+
+class TestBackground:
+    def test_dependents_of_a_deleted_owner_are_deleted(self, api: APIServer) -> None:
+        owner = api.create(widget())
+        _owned(api, owner, "d1")
+        _owned(api, owner, "d2")
+        api.create(configmap("unrelated"))
+        api.delete("Widget", "w1", "ns")
+        expect_error(lambda: api.get("Widget", "w1", "ns"), 404)
+        assert api.gc.pending()
+        drain(api)
+        assert _names(api) == ["unrelated"]
+        gc_calls = [c for c in api.trace.calls if c.actor == "garbage-collector" and c.verb == "delete"]
+        assert sorted(c.name for c in gc_calls) == ["d1", "d2"]
+
+    def test_chain_is_collected(self, api: APIServer) -> None:
+        owner = api.create(widget())
+        mid = api.create(widget("mid", ownerReferences=[owner_ref(owner)]))
+        _owned(api, mid, "leaf")
+        api.delete("Widget", "w1", "ns")
+        drain(api)
+        assert _names(api, "Widget") == []
+        assert _names(api) == []
+
+    def test_a_solid_owner_keeps_the_dependent_and_dangling_refs_go(self, api: APIServer) -> None:
+        a = api.create(widget("a"))
+        b = api.create(widget("b"))
+        api.create(configmap("d", ownerReferences=[owner_ref(a), owner_ref(b)]))
+        api.delete("Widget", "a", "ns")
+        drain(api)
+        refs = api.get("ConfigMap", "d", "ns")["metadata"]["ownerReferences"]
+        assert [r["name"] for r in refs] == ["b"]
+
+    def test_owner_with_a_different_uid_is_dangling(self, api: APIServer) -> None:
+        owner = api.create(widget())
+        _owned(api, owner, "d")
+        api.delete("Widget", "w1", "ns")
+        api.create(widget())  # same name, new uid
+        drain(api)
+        assert _names(api) == []
+
+    def test_owner_never_existing_is_dangling(self, api: APIServer) -> None:
+        api.create(configmap("d", ownerReferences=[{"apiVersion": "example.com/v1", "kind": "Widget", "name": "ghost",
+                                                    "uid": "11111111-2222-4333-8444-555555555555"}]))
+        drain(api)
+        assert _names(api) == []
+
+    def test_owner_in_another_namespace_is_absent(self, api: APIServer) -> None:
+        api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}})
+        owner = api.create(widget())
+        _owned(api, owner, "d", ns="other")
+        drain(api)
+        assert _names(api, ns="other") == []
+        assert api.get("Widget", "w1", "ns")
+
+    def test_cluster_scoped_dependent_of_namespaced_owner_is_never_collected(self, api: APIServer) -> None:
+        owner = api.create(widget())
+        api.create({"apiVersion": "v1", "kind": "Namespace",
+                    "metadata": {"name": "dep", "ownerReferences": [owner_ref(owner)]}})
+        api.delete("Widget", "w1", "ns")
+        drain(api)
+        assert api.get("Namespace", "dep")["metadata"]["ownerReferences"]
+
+    def test_dependents_with_finalizers_are_marked(self, api: APIServer) -> None:
+        owner = api.create(widget())
+        _owned(api, owner, "d", finalizers=["example.com/f"])
+        api.delete("Widget", "w1", "ns")
+        drain(api)
+        assert api.get("ConfigMap", "d", "ns")["metadata"]["deletionTimestamp"]
+
+    def test_gc_off(self) -> None:
+        api = make_api(garbage_collector=False)
+        owner = api.create(widget())
+        _owned(api, owner, "d")
+        api.delete("Widget", "w1", "ns")
+        assert api.gc is None
+        assert _names(api) == ["d"]
+        api.create(widget("fg"))
+        api.delete("Widget", "fg", "ns", propagation_policy="Foreground")
+        assert api.get("Widget", "fg", "ns")["metadata"]["finalizers"] == ["foregroundDeletion"]
+
+
+class TestForeground:
+    def test_owner_waits_for_blocking_dependents(self, api: APIServer) -> None:
+        owner = api.create(widget())
+        _owned(api, owner, "blocker", block=True, finalizers=["example.com/f"])
+        _owned(api, owner, "plain")
+        api.delete("Widget", "w1", "ns", propagation_policy="Foreground")
+        drain(api)
+        # every dependent is deleted; the blocking one is still there (its own finalizer)
+        assert _names(api) == ["blocker"]
+        assert api.get("ConfigMap", "blocker", "ns")["metadata"]["deletionTimestamp"]
+        w = api.get("Widget", "w1", "ns")
+        assert w["metadata"]["finalizers"] == ["foregroundDeletion"]
+        api.patch("ConfigMap", "blocker", {"metadata": {"finalizers": None}}, namespace="ns")
+        drain(api)
+        expect_error(lambda: api.get("Widget", "w1", "ns"), 404)
+
+    def test_non_blocking_dependents_are_not_waited_for(self, api: APIServer) -> None:
+        owner = api.create(widget())
+        _owned(api, owner, "slow", finalizers=["example.com/f"])
+        api.delete("Widget", "w1", "ns", propagation_policy="Foreground")
+        drain(api)
+        expect_error(lambda: api.get("Widget", "w1", "ns"), 404)
+        assert api.get("ConfigMap", "slow", "ns")["metadata"]["deletionTimestamp"]
+
+    def test_owner_with_its_own_finalizer_keeps_it(self, api: APIServer) -> None:
+        owner = api.create(widget(finalizers=["example.com/f"]))
+        _owned(api, owner, "d", block=True)
+        api.delete("Widget", "w1", "ns", propagation_policy="Foreground")
+        drain(api)
+        assert _names(api) == []
+        assert api.get("Widget", "w1", "ns")["metadata"]["finalizers"] == ["example.com/f"]
+
+    def test_nested_dependents_are_deleted_in_the_foreground(self, api: APIServer) -> None:
+        owner = api.create(widget())
+        mid = api.create(widget("mid", ownerReferences=[owner_ref(owner, block=True)]))
+        _owned(api, mid, "leaf", block=True, finalizers=["example.com/f"])
+        api.delete("Widget", "w1", "ns", propagation_policy="Foreground")
+        drain(api)
+        assert api.get("Widget", "mid", "ns")["metadata"]["finalizers"] == ["foregroundDeletion"]
+        assert api.get("Widget", "w1", "ns")
+        api.patch("ConfigMap", "leaf", {"metadata": {"finalizers": None}}, namespace="ns")
+        drain(api)
+        assert _names(api, "Widget") == []
+
+    def test_no_dependents(self, api: APIServer) -> None:
+        api.create(widget())
+        api.delete("Widget", "w1", "ns", propagation_policy="Foreground")
+        drain(api)
+        expect_error(lambda: api.get("Widget", "w1", "ns"), 404)
+
+
+class TestOrphan:
+    def test_dependents_survive_without_the_reference(self, api: APIServer) -> None:
+        owner = api.create(widget())
+        other = api.create(widget("other"))
+        _owned(api, owner, "d1")
+        api.create(configmap("d2", ownerReferences=[owner_ref(owner), owner_ref(other)]))
+        api.delete("Widget", "w1", "ns", propagation_policy="Orphan")
+        drain(api)
+        expect_error(lambda: api.get("Widget", "w1", "ns"), 404)
+        assert _names(api) == ["d1", "d2"]
+        assert "ownerReferences" not in api.get("ConfigMap", "d1", "ns")["metadata"]
+        assert [r["name"] for r in api.get("ConfigMap", "d2", "ns")["metadata"]["ownerReferences"]] == ["other"]
+
+    def test_orphan_keeps_user_finalizers(self, api: APIServer) -> None:
+        owner = api.create(widget(finalizers=["example.com/f"]))
+        _owned(api, owner, "d")
+        api.delete("Widget", "w1", "ns", propagation_policy="Orphan")
+        drain(api)
+        assert api.get("Widget", "w1", "ns")["metadata"]["finalizers"] == ["example.com/f"]
+        assert "ownerReferences" not in api.get("ConfigMap", "d", "ns")["metadata"]
+
+
+class TestNamespaces:
+    def test_default_namespaces_exist(self) -> None:
+        api = APIServer()
+        for ns in ("default", "kube-system", "kube-public", "kube-node-lease"):
+            assert api.get("Namespace", ns)["status"]["phase"] == "Active"
+
+    def test_create_in_missing_namespace(self, api: APIServer) -> None:
+        expect_error(lambda: api.create(configmap("c", "nope")), 404, "NotFound", 'namespaces "nope" not found')
+
+    def test_only_create_checks_the_namespace(self, api: APIServer) -> None:
+        assert api.list("ConfigMap", "nope")["items"] == []
+        expect_error(lambda: api.get("ConfigMap", "c", "nope"), 404, "NotFound", 'configmaps "c" not found')
+
+    def test_deleting_a_namespace_empties_it(self, api: APIServer) -> None:
+        api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "t"}})
+        api.create(configmap("a", "t"))
+        api.create(widget("w", "t", finalizers=["example.com/f"]))
+        api.create(configmap("keep", "ns"))
+        out = api.delete("Namespace", "t")
+        assert out["status"]["phase"] == "Terminating" and out["metadata"]["deletionTimestamp"]
+        expect_error(lambda: api.create(configmap("new", "t")), 403, "Forbidden")
+        drain(api)
+        assert _names(api, ns="t") == []
+        assert api.get("Widget", "w", "t")["metadata"]["deletionTimestamp"]
+        assert api.get("Namespace", "t")["status"]["phase"] == "Terminating"
+        api.patch("Widget", "w", {"metadata": {"finalizers": None}}, namespace="t")
+        drain(api)
+        expect_error(lambda: api.get("Namespace", "t"), 404)
+        assert _names(api) == ["keep"]
+        api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "t"}})
+        api.create(configmap("again", "t"))
+
+    def test_empty_namespace_is_finalized(self, api: APIServer) -> None:
+        api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "e"}})
+        api.delete("Namespace", "e")
+        drain(api)
+        expect_error(lambda: api.get("Namespace", "e"), 404)
+
+    def test_without_gc_namespace_stays_terminating(self) -> None:
+        api = make_api(garbage_collector=False)
+        api.create(configmap("a"))
+        api.delete("Namespace", "ns")
+        assert api.get("Namespace", "ns")["status"]["phase"] == "Terminating"
+        assert _names(api) == ["a"]
