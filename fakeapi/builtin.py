@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from .errors import FIELD_VALUE_DUPLICATE, Cause
@@ -62,7 +62,7 @@ BUILTINS: tuple[BuiltinSpec, ...] = (
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _compiled(spec: BuiltinSpec) -> tuple[object, object, object]:
     from .gomodel import builtin_go_type
     from .openapi import builtin_schema

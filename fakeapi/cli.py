@@ -282,6 +282,11 @@ def schema_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
 register_subcommand("run", _add_run_arguments, run_command, "run fixture cases without pytest")
 register_subcommand("schema", _add_schema_arguments, schema_command, "write the JSON Schema of the fixture format")
 
+# `fakeapi serve` (issue 7, fakeapi over HTTP): defined in fakeapi/serve_cmd.py.
+from . import serve_cmd as _serve_cmd  # noqa: E402
+
+register_subcommand("serve", _serve_cmd.add_arguments, _serve_cmd.run, _serve_cmd.SERVE_HELP)
+
 
 # ------------------------------------------------------------------------------ main
 

@@ -15,12 +15,16 @@ from .kinds import Kind
 _CACHE: dict[str, Any] = {}
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def validate_crd(crd: dict[str, Any]) -> list[Cause]:
     """The checks kube-apiserver makes that a fixture author is likely to trip on."""
     causes: list[Cause] = []
-    spec = crd.get("spec") if isinstance(crd.get("spec"), dict) else {}
+    spec = _mapping(crd.get("spec"))
     group = spec.get("group") or ""
-    names = spec.get("names") if isinstance(spec.get("names"), dict) else {}
+    names = _mapping(spec.get("names"))
     if not group:
         causes.append(Cause(FIELD_VALUE_REQUIRED, "Required value", "spec.group"))
     for key in ("plural", "kind"):
@@ -36,7 +40,7 @@ def validate_crd(crd: dict[str, Any]) -> list[Cause]:
     elif sum(1 for v in versions if isinstance(v, dict) and v.get("storage")) != 1:
         causes.append(Cause(FIELD_VALUE_INVALID, "Invalid value: " + repr(versions and "versions")
                             + ": must have exactly one version marked as storage version", "spec.versions"))
-    name = (crd.get("metadata") or {}).get("name", "")
+    name = _mapping(crd.get("metadata")).get("name", "")
     if names.get("plural") and group and name != f"{names['plural']}.{group}":
         causes.append(Cause(FIELD_VALUE_INVALID,
                             f'Invalid value: "{name}": must be spec.names.plural+"."+spec.group', "metadata.name"))

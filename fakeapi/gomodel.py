@@ -405,6 +405,11 @@ def go_type_from_structural(schema: dict[str, Any], *, overrides: dict[str, Over
     return root
 
 
+def model_from_schema(schema: dict[str, Any], *, overrides: dict[str, Override] | None = None) -> GoType:
+    """Alias of :func:`go_type_from_structural` (the name docs/INTERNALS.md uses)."""
+    return go_type_from_structural(schema, overrides=overrides)
+
+
 def _apply_override(f: GoField, o: Override) -> GoField:
     if isinstance(o, GoField):
         return o

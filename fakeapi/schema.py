@@ -50,7 +50,6 @@ from .structural import (
     drop_nulls,
     has_defaults,
     inline_builtin_root,
-    prune,
     run_pipeline,
 )
 
@@ -560,7 +559,7 @@ class CompiledSchema:
 
         Returns the warnings for the pruned fields: ``unknown field "spec.unknown"``.
         """
-        pruned = run_pipeline(obj, self.schema) if self.structural else prune(obj, self._prune_schema)
+        pruned = run_pipeline(obj, self._prune_schema)
         return [f'unknown field "{p}"' for p in pruned]
 
     def default(self, obj: dict[str, Any]) -> None:

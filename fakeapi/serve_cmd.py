@@ -23,13 +23,18 @@ import sys
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from .errors import ApiError
 
+if TYPE_CHECKING:
+    from .server import APIServer
+
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+#: The one-line help of the subcommand.
+SERVE_HELP = "serve a fakeapi over HTTP: the Kubernetes REST API, a kubeconfig, objects loaded from YAML"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,9 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``serve`` on an ``argparse`` subparsers object; the parser's ``func`` default is :func:`run`."""
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "serve", help="serve a fakeapi over HTTP (Kubernetes REST API + kubeconfig)",
-        description=(__doc__ or "").strip().splitlines()[0])
+    parser: argparse.ArgumentParser = subparsers.add_parser("serve", help=SERVE_HELP, description=SERVE_HELP)
     add_arguments(parser)
     parser.set_defaults(func=run)
     return parser
@@ -90,7 +93,7 @@ def _is_namespace(obj: dict[str, Any]) -> bool:
     return obj.get("kind") == "Namespace" and obj.get("apiVersion") == "v1"
 
 
-def load(api: Any, objects: Sequence[dict[str, Any]]) -> tuple[int, int]:
+def load(api: APIServer, objects: Sequence[dict[str, Any]]) -> tuple[int, int]:
     """Create ``objects`` in ``api``: CRDs, then Namespaces, then the rest. Returns (CRDs, other objects).
 
     A Namespace that already exists is left as it is; a namespace named by an
@@ -103,14 +106,14 @@ def load(api: Any, objects: Sequence[dict[str, Any]]) -> tuple[int, int]:
     for crd in crds:
         api.register_crd(crd, actor="fakeapi-serve")
     existing = {n["metadata"]["name"] for n in api.list("Namespace", actor="fakeapi-serve")["items"]}
-    for ns in namespaces:
-        name = (ns.get("metadata") or {}).get("name")
+    for namespace in namespaces:
+        name = str((namespace.get("metadata") or {}).get("name") or "")
         if name in existing:
             continue
-        api.create(ns, actor="fakeapi-serve")
+        api.create(namespace, actor="fakeapi-serve")
         existing.add(name)
     for obj in rest:
-        ns = (obj.get("metadata") or {}).get("namespace")
+        ns: str | None = (obj.get("metadata") or {}).get("namespace")
         kind = api.kinds.find(str(obj.get("kind", "")), obj.get("apiVersion"))
         if kind is not None and kind.namespaced:
             ns = ns or "default"
@@ -157,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m fakeapi.serve_cmd``: the ``serve`` subcommand on its own."""
-    parser = argparse.ArgumentParser(prog="fakeapi serve", description=(__doc__ or "").strip().splitlines()[0])
+    parser = argparse.ArgumentParser(prog="fakeapi serve", description=SERVE_HELP)
     add_arguments(parser)
     return run(parser.parse_args(argv))
 

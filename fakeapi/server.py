@@ -60,6 +60,16 @@ CR_PATCH_MEDIA = ["application/json-patch+json", "application/merge-patch+json",
 BUILTIN_PATCH_MEDIA = [*CR_PATCH_MEDIA[:2], "application/strategic-merge-patch+json", CR_PATCH_MEDIA[2]]
 
 
+#: Annotations used inside APIServer, whose ``list`` method shadows the builtin there.
+_Objects = list[dict[str, Any]]
+_KeyedObjects = list[tuple[str, dict[str, Any]]]
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    """``value`` when it is a dict, else an empty one (for peeking into undecoded bodies)."""
+    return value if isinstance(value, dict) else {}
+
+
 @dataclass
 class _Outcome:
     obj: dict[str, Any]
@@ -304,10 +314,13 @@ class APIServer:
     def _encode(self, kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
         """Built-in kinds are stored as the Go structs re-encode them; custom ones as sent."""
         if kind.builtin and kind.go_type is not None:
-            from .gomodel import go_roundtrip
+            from .gomodel import GoDecodeError, go_roundtrip
 
             rv = obj["metadata"].get("resourceVersion")
-            out: dict[str, Any] = go_roundtrip(obj, kind.go_type)
+            try:
+                out: dict[str, Any] = go_roundtrip(obj, kind.go_type)
+            except GoDecodeError as e:
+                raise errors.bad_request(str(e)) from e
             if rv is not None:
                 out.setdefault("metadata", {})["resourceVersion"] = rv
             return out
@@ -376,7 +389,7 @@ class APIServer:
         harness-only liberty; the real server always overwrites it).
         """
         kind = self._kind_of(obj)
-        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        meta = _mapping(obj.get("metadata"))
         name = str(meta.get("name") or "")
         ns_hint = meta.get("namespace") if kind.namespaced else ""
         ns_for_trace = str(ns_hint or namespace or "") if kind.namespaced else ""
@@ -497,7 +510,13 @@ class APIServer:
 
     def _matcher(self, kind: Kind, label_selector: Any, field_selector: Any) -> tuple[
             Callable[[dict[str, Any]], bool] | None, list[tuple[str, frozenset[str]]]]:
-        from .selectors import SelectorError, field_value, parse_field_selector, parse_label_selector, selector_from_map
+        from .selectors import (
+            SelectorError,
+            field_value,
+            parse_field_selector,
+            parse_label_selector,
+            selector_from_map,
+        )
 
         try:
             if isinstance(label_selector, dict):
@@ -593,7 +612,7 @@ class APIServer:
             item.pop("kind", None)
         return item
 
-    def _objects_at(self, kind: Kind, ns: str, rv: int, continue_key: str | None) -> list[tuple[str, dict[str, Any]]]:
+    def _objects_at(self, kind: Kind, ns: str, rv: int, continue_key: str | None) -> _KeyedObjects:
         """The objects of a kind as they were at revision ``rv``, in key order (410 when history is gone).
 
         The current state is rolled back through the event log, as etcd serves an older revision.
@@ -642,7 +661,7 @@ class APIServer:
     ) -> dict[str, Any]:
         """PUT: replace an object (or its status with ``subresource="status"``)."""
         kind = self._kind_of(obj)
-        meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        meta = _mapping(obj.get("metadata"))
         name = str(meta.get("name") or "")
         ns = str(namespace or meta.get("namespace") or "") if kind.namespaced else ""
         sub = subresource or ""
@@ -851,7 +870,7 @@ class APIServer:
                 raise errors.internal(str(err)) from err
             if not isinstance(result, dict):
                 raise errors.bad_request("the patch produced something that is not an object")
-            rmeta = result.get("metadata") if isinstance(result.get("metadata"), dict) else {}
+            rmeta = _mapping(result.get("metadata"))
             if rmeta.get("name", name) != name:
                 raise errors.bad_request(
                     f"the name of the object ({rmeta.get('name')}) does not match the name on the URL ({name})")
@@ -1197,7 +1216,40 @@ class APIServer:
 
         return self._run("update", k, "", name, "finalize", actor, run)
 
-    def objects(self, kind: Kind, namespace: str | None = None) -> list[dict[str, Any]]:
+    def bind_pod(self, name: str, namespace: str, node: str, *, actor: str = "default-scheduler") -> dict[str, Any]:
+        """The ``pods/binding`` subresource: assign a pod to a node, as the scheduler does.
+
+        Sets ``spec.nodeName`` and the ``PodScheduled`` condition; 409 when the pod is
+        already bound or being deleted. Bound pods are deleted gracefully (the kubelet
+        confirms), unbound ones at once.
+        """
+        k = self.resolve_kind("Pod", "v1")
+
+        def run() -> _Outcome:
+            table = self._table(k)
+            e = table.get(namespace, name)
+            if e is None:
+                raise errors.not_found("", "pods", name)
+            spec = e.obj.get("spec") or {}
+            if spec.get("nodeName"):
+                raise errors.conflict("", "pods", name, f'pod {name} is already assigned to node "{spec["nodeName"]}"')
+            if e.obj["metadata"].get("deletionTimestamp"):
+                raise errors.conflict("", "pods", name, f"pod {name} is being deleted, cannot be assigned to a host")
+            new = fast_copy(e.obj)
+            new.setdefault("spec", {})["nodeName"] = node
+            status = new.setdefault("status", {})
+            conds = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
+            conds.append({"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                          "lastTransitionTime": self.clock.timestamp()})
+            status["conditions"] = conds
+            new["metadata"].pop("resourceVersion", None)
+            rv = self._commit(_Write(k, table, new, old=e))
+            return _Outcome({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201},
+                            201, rv, True, name)
+
+        return self._run("create", k, namespace, name, "binding", actor, run)
+
+    def objects(self, kind: Kind, namespace: str | None = None) -> _Objects:
         """Stored snapshots of a kind (shared: do not mutate), for in-process actors like the GC."""
         return [e.obj for e in self._table(kind).candidates(namespace)]
 

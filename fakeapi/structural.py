@@ -256,7 +256,8 @@ def inline_builtin(name: str) -> Schema:
     Unlike :func:`openapi.structural_from_definition` this does not copy: each
     definition becomes one shared node (recursive types stay finite), and only
     what pruning needs is kept (``properties``, ``additionalProperties``,
-    ``items``, preserve-unknown for free-form nodes, ``nullable``).
+    ``items``, preserve-unknown for free-form nodes); every node is ``nullable``
+    (a Go decoder takes null anywhere), so :func:`run_pipeline` only prunes.
     """
     hit = _INLINE.get(name)
     if hit is not None:
@@ -276,11 +277,10 @@ def _inline_node(node: Schema) -> Schema:
     ref = node.get("$ref")
     if type(ref) is str:
         return inline_builtin(openapi.ref_name(ref))
-    out: Schema = {}
+    # A Go decoder accepts null anywhere (it leaves the zero value): every node is nullable.
+    out: Schema = {"nullable": True}
     t = node.get("type")
     types = [t] if isinstance(t, str) else list(t or [])
-    if "null" in types:
-        out["nullable"] = True
     props = node.get("properties")
     if props:
         out["properties"] = {k: _inline_node(v) for k, v in props.items()}

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from fakeapi.clock import parse_time
 from fakeapi.errors import ApiError, is_not_found
+from fakeapi.jsonutil import fast_copy
 
 from . import constants as c
 from .resourcebuilder import is_controlled_by, meta
@@ -115,7 +115,7 @@ def _edit_finalizers(obj: Obj, add: Iterable[str], remove: Iterable[str]) -> Non
 
 def mutate(obj: Obj, fn: Callable[[Obj], None]) -> Obj:
     """A deep copy of ``obj`` changed by ``fn`` (the ``modified`` side of a MergeFrom patch)."""
-    out = copy.deepcopy(obj)
+    out = fast_copy(obj)
     out.setdefault("metadata", {})
     fn(out)
     return out

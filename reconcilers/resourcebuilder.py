@@ -8,9 +8,10 @@ talks to the API.
 from __future__ import annotations
 
 import base64
-import copy
 from collections.abc import Mapping
 from typing import Any
+
+from fakeapi.jsonutil import fast_copy
 
 from . import constants as c
 from .revision import parse_int64
@@ -100,8 +101,8 @@ def build_runner_spec(ars: Mapping[str, Any]) -> Obj:
         "githubConfigUrl": s.get("githubConfigUrl", ""),
         "githubConfigSecret": s.get("githubConfigSecret", ""),
         "runnerScaleSetId": scale_set_id(ars),
-        "metadata": copy.deepcopy(template.get("metadata") or {}),
-        "spec": copy.deepcopy(template.get("spec") or {}),
+        "metadata": fast_copy(template.get("metadata") or {}),
+        "spec": fast_copy(template.get("spec") or {}),
     }
     return out
 
@@ -136,7 +137,7 @@ def build_ephemeral_runner_set(ars: Mapping[str, Any]) -> Obj:
     }
     runner_meta = spec(ars).get("ephemeralRunnerMetadata")
     if runner_meta is not None:
-        ers_spec["ephemeralRunnerMetadata"] = copy.deepcopy(runner_meta)
+        ers_spec["ephemeralRunnerMetadata"] = fast_copy(runner_meta)
     return {
         "apiVersion": c.API_VERSION,
         "kind": c.KIND_ERS,
@@ -170,7 +171,7 @@ def build_ephemeral_runner(ers: Mapping[str, Any]) -> Obj:
             "annotations": annotations,
             "ownerReferences": [owner_reference(ers)],
         },
-        "spec": copy.deepcopy(s.get("ephemeralRunnerSpec") or {}),
+        "spec": fast_copy(s.get("ephemeralRunnerSpec") or {}),
     }
 
 
@@ -201,7 +202,7 @@ def build_listener(ars: Mapping[str, Any], ers: Mapping[str, Any], namespace: st
         "image": c.DEFAULT_LISTENER_IMAGE,
     }
     if s.get("listenerTemplate") is not None:
-        al_spec["template"] = copy.deepcopy(s["listenerTemplate"])
+        al_spec["template"] = fast_copy(s["listenerTemplate"])
     return {
         "apiVersion": c.API_VERSION,
         "kind": c.KIND_AL,
@@ -276,7 +277,7 @@ def build_runner_pod(er: Mapping[str, Any], secret_name: str) -> Obj:
     labels[c.LABEL_EPHEMERAL_RUNNER] = "True"
     annotations: dict[str, str] = dict(m.get("annotations") or {})
     annotations.update(tmeta.get("annotations") or {})
-    pod_spec: Obj = copy.deepcopy(s.get("spec") or {})
+    pod_spec: Obj = fast_copy(s.get("spec") or {})
     containers = []
     for container in pod_spec.get("containers") or []:
         if container.get("name") == c.RUNNER_CONTAINER:

@@ -49,7 +49,11 @@ def test_a_new_pod_runs_after_the_start_delay() -> None:
     assert st["phase"] == "Running"
     assert conditions(p) == {"PodScheduled": "True", "Initialized": "True", "ContainersReady": "True",
                              "Ready": "True"}
-    assert all(c["lastTransitionTime"] == "2026-01-01T00:00:05Z" for c in st["conditions"])
+    times = {c["type"]: c["lastTransitionTime"] for c in st["conditions"]}
+    # scheduled (bound to the node) when the kubelet first saw it; running after the delay
+    assert times.pop("PodScheduled") == "2026-01-01T00:00:00Z"
+    assert set(times.values()) == {"2026-01-01T00:00:05Z"}
+    assert p["spec"]["nodeName"] == "fakeapi-node"
     [cs] = st["containerStatuses"]
     assert cs["name"] == "main" and cs["image"] == "img/main:1"
     assert cs["ready"] is True and cs["started"] is True and cs["restartCount"] == 0
@@ -178,3 +182,20 @@ def test_pods_start_in_the_order_they_appeared_each_after_its_own_delay() -> Non
     host.run_until_idle()
     assert kubelet.pods_started == [("ns", "b"), ("ns", "a")]
     assert times == {"b": timedelta(seconds=5), "a": timedelta(seconds=7)}
+
+
+def test_a_scheduled_pod_is_deleted_gracefully_and_confirmed_by_the_kubelet() -> None:
+    api, host, kubelet = setup()
+    api.create(pod())
+    host.run_until_idle()
+    assert api.get("Pod", "p1", "ns")["spec"]["nodeName"] == kubelet.node_name
+    out = api.delete("Pod", "p1", "ns")  # graceful: the server keeps a bound pod for its kubelet
+    assert out["metadata"]["deletionGracePeriodSeconds"] == 30
+    assert out["metadata"]["deletionTimestamp"] == "2026-01-01T00:00:30Z"
+    host.run_until_idle()
+    with pytest.raises(ApiError) as err:
+        api.get("Pod", "p1", "ns")
+    assert err.value.code == 404
+    deletes = [c for c in api.trace.calls if c.verb == "delete" and c.kind == "Pod"]
+    assert [(c.actor, c.code) for c in deletes] == [("user", 200), ("kubelet", 200)]
+    assert [c.actor for c in api.trace.calls if c.subresource == "binding"] == ["default-scheduler"]

@@ -105,7 +105,6 @@ def test_custom_resources_and_status(kube: Client) -> None:
     assert out.spec["mode"] == "a"
     expect(lambda: kube.patch(Widget, "w1", {"spec": {}}, namespace=NS, patch_type=PatchType.STRATEGIC),
            415, "UnsupportedMediaType")
-    out.status = {"phase": "Done"}
     replaced = kube.replace(Widget.Status(metadata=out.metadata, status={"phase": "Done"}, spec={"items": []}))
     assert replaced.status == {"phase": "Done"} and replaced.spec["items"] == ["b"]
     kube.delete(Widget, "w1", namespace=NS)
@@ -159,19 +158,6 @@ def test_watch_in_order_and_resume(kube: Client) -> None:
         if len(seen) == 2:
             break
     assert seen == [("MODIFIED", "a", "1"), ("DELETED", "a", "1")]
-    # a live watch: changes made while it runs arrive in order
-    kube.create(cm("b"))
-    live = []
-    for kind, obj in kube.watch(ConfigMap, namespace=NS, labels={"live": "yes"}, server_timeout=WATCH_TIMEOUT):
-        live.append((kind, obj.metadata.name))
-        if len(live) == 1:
-            kube.patch(ConfigMap, "b", {"metadata": {"labels": {"live": "no"}}}, namespace=NS)
-        if len(live) == 2:
-            break
-        if kind == "ADDED" and len(live) == 0:
-            pass
-    # "b" had no label: the first event is the relabel to live=yes we make below
-    assert live[0] == ("ADDED", "b") if live and live[0][0] == "ADDED" else True
 
 
 def test_watch_live_changes(kube: Client) -> None:

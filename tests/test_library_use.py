@@ -7,6 +7,7 @@ as a controller's test suite would.
 
 from __future__ import annotations
 
+import pytest
 import yaml
 
 import fakeapi
@@ -14,8 +15,8 @@ from fakeapi import (
     ADDED,
     DELETED,
     MODIFIED,
-    APIServer,
     ApiError,
+    APIServer,
     Client,
     Clock,
     ControllerCrash,
@@ -124,10 +125,8 @@ def test_errors_faults_and_semantics_through_the_public_api() -> None:
     except ApiError as err:
         assert is_conflict(err)
     api.faults.add(FaultRule(verb="create", actor="ctrl", crash="after"))
-    try:
+    with pytest.raises(ControllerCrash):
         Client(api, "ctrl").create(_backup("b2"))
-    except ControllerCrash:
-        pass
     assert api.get("Backup", "b2", "default")["metadata"]["name"] == "b2"
     kind = api.kinds.require("Backup")
     assert kind.schema is not None

@@ -13,7 +13,18 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from support import K, R, WIDGET_AV, assert_rejected, configmap, expect_error, make_api, pod, widget, widget_crd
+from support import (
+    WIDGET_AV,
+    K,
+    R,
+    assert_rejected,
+    configmap,
+    expect_error,
+    make_api,
+    pod,
+    widget,
+    widget_crd,
+)
 
 from fakeapi.server import APIServer
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import uuid
 
-from support import K, NAME_ALPHABET, R, WIDGET_AV, configmap, expect_error, make_api, pod, rv, widget
+from support import NAME_ALPHABET, WIDGET_AV, K, R, configmap, expect_error, make_api, pod, rv, widget
 
 from fakeapi.server import APIServer
 from fakeapi.watch import ADDED, BOOKMARK, DELETED, ERROR, MODIFIED

@@ -7,7 +7,15 @@ from typing import Any
 
 import pytest
 
-from fakeapi.structural import apply_defaults, drop_nulls, has_defaults, inline_builtin, prune
+from fakeapi.structural import (
+    apply_defaults,
+    chain_text,
+    drop_nulls,
+    has_defaults,
+    inline_builtin,
+    prune,
+    run_pipeline,
+)
 
 # The reference's running example (§8): Widget with spec.replicas default 1, items, mode enum.
 WIDGET: dict[str, Any] = {
@@ -193,3 +201,30 @@ def test_inline_builtin_prunes_like_the_go_decoder() -> None:
     assert sorted(paths) == ["spec.containers[0].bogus", "spec.zz"]
     assert obj == {"containers": [{"name": "c", "resources": {"limits": {"cpu": "1"}}}]}
     assert before != obj
+
+
+ALL_INPUTS = [c[1] for c in PRUNE_CASES] + [c[1] for c in NULL_CASES] + [c[1] for c in DEFAULT_CASES] + [
+    {"spec": {"objs": [None, {"n": None, "zz": 1}], "labels": {"a": None}, "extra": {"known": None, "free": None}}},
+    {"spec": {"template": {"metadata": None, "spec": None, "x": 1}}},
+]
+
+
+@pytest.mark.parametrize("obj", ALL_INPUTS)
+def test_run_pipeline_matches_the_three_steps(obj: dict[str, Any]) -> None:
+    a = copy.deepcopy(obj)
+    b = copy.deepcopy(obj)
+    paths_a = prune(a, WIDGET)
+    drop_nulls(a, WIDGET)
+    apply_defaults(a, WIDGET)
+    paths_b = run_pipeline(b, WIDGET)
+    assert b == a
+    assert sorted(paths_b) == sorted(paths_a)
+
+
+@pytest.mark.parametrize(
+    ("chain", "text"),
+    [(None, ""), ((None, "spec"), "spec"), ((((None, "spec"), "items"), 0), "spec.items[0]"),
+     (((((None, "spec"), "items"), 0), "x"), "spec.items[0].x")],
+)
+def test_chain_text(chain: Any, text: str) -> None:
+    assert chain_text(chain) == text

@@ -31,24 +31,20 @@ NOISE_FIELDS = frozenset({"uid", "resourceVersion", "managedFields", "creationTi
 VALUE_WIDTH = 400
 
 
+def _looks_like_meta(d: dict[str, Any]) -> bool:
+    """ObjectMeta or an owner reference: has a name and a uid or resourceVersion."""
+    return "name" in d and ("uid" in d or "resourceVersion" in d)
+
+
 def strip_noise(value: Any) -> Any:
-    """A copy of ``value`` without server-owned metadata (in ``metadata`` maps and ownerReferences)."""
+    """A copy of ``value`` without server-owned metadata (uid, resourceVersion, managedFields,
+    creationTimestamp, selfLink) in anything shaped like ObjectMeta or an owner reference."""
     if isinstance(value, list):
         return [strip_noise(v) for v in value]
     if not isinstance(value, dict):
         return value
-    out: dict[str, Any] = {}
-    for k, v in value.items():
-        if k == "metadata" and isinstance(v, dict):
-            meta = {mk: strip_noise(mv) for mk, mv in v.items() if mk not in NOISE_FIELDS}
-            refs = meta.get("ownerReferences")
-            if isinstance(refs, list):
-                meta["ownerReferences"] = [
-                    {rk: rv for rk, rv in r.items() if rk != "uid"} if isinstance(r, dict) else r for r in refs]
-            out[k] = meta
-        else:
-            out[k] = strip_noise(v)
-    return out
+    noisy = _looks_like_meta(value)
+    return {k: strip_noise(v) for k, v in value.items() if not (noisy and k in NOISE_FIELDS)}
 
 
 def render_value(value: Any, *, show_noise: bool = False, width: int = VALUE_WIDTH) -> str:

@@ -25,8 +25,11 @@ What it models (docs/HOST.md "The kubelet"):
   ``spec.nodeName`` until then). Containers are taken to stop at once: the
   grace period is not waited out and no terminated state is written first.
 
-Not modelled: scheduling (``spec.nodeName`` stays as created), init
-containers, probes, images, pod IPs.
+* **Schedule.** A pod without ``spec.nodeName`` is bound to :attr:`Kubelet.node_name`
+  through the ``pods/binding`` subresource (actor ``default-scheduler``) as soon as
+  the kubelet sees it, so deletions of started pods are graceful as on a real node.
+
+Not modelled: init containers, probes, images, pod IPs.
 """
 
 from __future__ import annotations
@@ -117,6 +120,10 @@ class Kubelet:
         self._seen: dict[Key, tuple[datetime, str]] = {}
         self._started: set[str] = set()
         self._deleting: set[Key] = set()
+        #: Pods not bound to a node yet.
+        self._unbound: set[Key] = set()
+        #: The node every pod is bound to.
+        self.node_name = "fakeapi-node"
         self._watch: Any = None
         self._rv = -1
         self._sync()  # list and watch pods from the start, as a node does when it registers
@@ -144,6 +151,7 @@ class Kubelet:
                 self._pods.pop(key, None)
                 self._seen.pop(key, None)
                 self._deleting.discard(key)
+                self._unbound.discard(key)
                 self._started.discard(meta.get("uid", ""))
             elif ev.type == "ERROR":
                 self._watch = None  # list again next time
@@ -154,6 +162,10 @@ class Kubelet:
         key = (meta.get("namespace", ""), meta["name"])
         uid = meta.get("uid", "")
         self._pods[key] = pod
+        if not (pod.get("spec") or {}).get("nodeName") and not meta.get("deletionTimestamp"):
+            self._unbound.add(key)
+        else:
+            self._unbound.discard(key)
         if meta.get("deletionTimestamp"):
             self._seen.pop(key, None)
             if meta.get("finalizers"):
@@ -176,7 +188,7 @@ class Kubelet:
     def next_due(self) -> datetime | None:
         """Now when a pod is to be deleted; else when the next pod is to start; None when idle."""
         self._sync()
-        if self._deleting:
+        if self._deleting or self._unbound:
             return self.clock.now()
         if not self._seen:
             return None
@@ -187,6 +199,13 @@ class Kubelet:
         """Delete the pods whose deletion is confirmed, start the pods that are due; True if it did anything."""
         self._sync()
         did = False
+        for key in sorted(self._unbound):
+            self._unbound.discard(key)
+            try:
+                self.api.bind_pod(key[1], key[0], self.node_name)
+                did = True
+            except errors.ApiError:
+                pass
         for key in sorted(self._deleting):
             self._deleting.discard(key)
             did = self._delete(key) or did

@@ -1,0 +1,217 @@
+"""Cost of the API server's verbs, as ratios to floors measured in the same run (issue 2, "Checked by").
+
+Run: ``python benchmarks/bench_server.py`` (``--quick`` for fewer repetitions).
+
+Floors, per object: one ``json.dumps`` + ``json.loads`` round trip and one
+``copy.deepcopy``. Figures and targets:
+
+- get of a Pod-sized object: <= 2x a deepcopy of it;
+- create, update and merge patch of a Pod, and of a custom resource with a pod
+  template (an ARC EphemeralRunner): <= 10x a JSON round trip of it;
+- list with a label selector returning 10 of 10,000 objects: <= 2 ms;
+- a server with every built-in kind and the four ARC CRDs, ready: <= 100 ms,
+  warm (schemas cached in the process) and cold (a fresh interpreter, imports
+  included).
+
+Each figure is the best of several rounds of many calls (the least disturbed).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from fakeapi import APIServer  # noqa: E402
+from reconcilers.crds import crd_manifests  # noqa: E402
+
+NS = "arc-runners"
+
+POD: dict[str, Any] = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {
+        "name": "runner-abcde",
+        "namespace": NS,
+        "labels": {"app.kubernetes.io/component": "runner", "actions.github.com/scale-set-name": "set"},
+        "annotations": {"actions.github.com/patch-id": "1"},
+        "ownerReferences": [{"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner", "name": "r",
+                             "uid": "6c1e1d3c-0000-4000-8000-000000000001", "controller": True,
+                             "blockOwnerDeletion": True}],
+    },
+    "spec": {
+        "restartPolicy": "Never",
+        "serviceAccountName": "runner",
+        "containers": [{
+            "name": "runner",
+            "image": "ghcr.io/actions/actions-runner:latest",
+            "command": ["/home/runner/run.sh"],
+            "env": [{"name": "ACTIONS_RUNNER_INPUT_JITCONFIG",
+                     "valueFrom": {"secretKeyRef": {"name": "runner-abcde", "key": "jitToken"}}},
+                    {"name": "RUNNER_WAIT_FOR_DOCKER_IN_SECONDS", "value": "120"}],
+            "resources": {"limits": {"cpu": "2", "memory": "4Gi"}, "requests": {"cpu": "500m", "memory": "1Gi"}},
+            "volumeMounts": [{"name": "work", "mountPath": "/home/runner/_work"}],
+        }],
+        "volumes": [{"name": "work", "emptyDir": {}}],
+    },
+}
+
+RUNNER: dict[str, Any] = {
+    "apiVersion": "actions.github.com/v1alpha1",
+    "kind": "EphemeralRunner",
+    "metadata": {
+        "name": "runner-abcde",
+        "namespace": NS,
+        "labels": {"app.kubernetes.io/component": "runner", "actions.github.com/scale-set-name": "set"},
+        "annotations": {"actions.github.com/runner-spec-hash": "5d8c7b9f"},
+        "finalizers": ["ephemeralrunner.actions.github.com/finalizer"],
+    },
+    "spec": {
+        "githubConfigUrl": "https://github.com/org/repo",
+        "githubConfigSecret": "github-secret",
+        "runnerScaleSetId": 1,
+        "metadata": {"labels": {"app": "runner"}},
+        "spec": copy.deepcopy(POD["spec"]),
+    },
+}
+
+
+def _best(fn: Callable[[int], None], n: int, rounds: int) -> float:
+    """Seconds per call: ``fn(i)`` for i in range(n), best of ``rounds`` rounds."""
+    best = float("inf")
+    for r in range(rounds):
+        base = r * n
+        t0 = time.perf_counter()
+        for i in range(n):
+            fn(base + i)
+        best = min(best, (time.perf_counter() - t0) / n)
+    return best
+
+
+def floors(obj: dict[str, Any], n: int, rounds: int) -> tuple[float, float]:
+    """(JSON round trip, deepcopy) of ``obj``, seconds per call."""
+    js = _best(lambda i: json.loads(json.dumps(obj)), n, rounds)
+    dc = _best(lambda i: copy.deepcopy(obj), n, rounds)
+    return js, dc
+
+
+def ready_server() -> APIServer:
+    """A server with every built-in kind and the four ARC CRDs, plus the runners' namespace."""
+    api = APIServer()
+    for crd in crd_manifests():
+        api.register_crd(crd)
+    api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
+    return api
+
+
+def _named(obj: dict[str, Any], name: str) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    out["metadata"]["name"] = name
+    return out
+
+
+def verbs(api: APIServer, obj: dict[str, Any], n: int, rounds: int) -> dict[str, float]:
+    """Seconds per get, create, update and merge patch of ``obj``'s kind."""
+    kind = obj["kind"]
+    bodies = [_named(obj, f"bench-{i}") for i in range(n * rounds)]
+    out: dict[str, float] = {}
+    out["create"] = _best(lambda i: api.create(bodies[i]), n, rounds)
+    name = "bench-0"
+    out["get"] = _best(lambda i: api.get(kind, name, NS), n, rounds)
+    cur = {"obj": api.get(kind, name, NS)}
+
+    def update(i: int) -> None:
+        body = cur["obj"]
+        body["metadata"]["labels"]["i"] = str(i)
+        cur["obj"] = api.update(body)
+
+    out["update"] = _best(update, n, rounds)
+    out["merge patch"] = _best(
+        lambda i: api.patch(kind, name, {"metadata": {"labels": {"i": f"p{i}"}}}, namespace=NS), n, rounds)
+    return out
+
+
+def list_selector(rounds: int) -> float:
+    """Seconds per list with a label selector returning 10 of 10,000 ConfigMaps."""
+    api = APIServer()
+    api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
+    for i in range(10_000):
+        api.create({"apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {"name": f"cm-{i:05d}", "namespace": NS,
+                                 "labels": {"app": "x", "shard": str(i % 1000)}},
+                    "data": {"k": "v"}})
+    out = api.list("ConfigMap", NS, label_selector="app=x,shard=7")
+    assert len(out["items"]) == 10, len(out["items"])
+    return _best(lambda i: api.list("ConfigMap", NS, label_selector="app=x,shard=7"), 100, rounds)
+
+
+COLD = """
+import sys, time
+t0 = time.perf_counter()
+sys.path.insert(0, {root!r})
+from fakeapi import APIServer
+from reconcilers.crds import crd_manifests
+api = APIServer()
+for crd in crd_manifests():
+    api.register_crd(crd)
+t1 = time.perf_counter()
+api2 = APIServer()
+for crd in crd_manifests():
+    api2.register_crd(crd)
+print(t1 - t0, time.perf_counter() - t1)
+"""
+
+
+def cold_start() -> tuple[float, float]:
+    """(cold, warm) seconds to a ready server, in a fresh interpreter (imports included in cold)."""
+    res = subprocess.run([sys.executable, "-c", COLD.format(root=str(ROOT))], capture_output=True, text=True,
+                         check=True)
+    cold, warm = (float(x) for x in res.stdout.split())
+    return cold, warm
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    n, rounds = (100, 3) if quick else (400, 5)
+    rows: list[tuple[str, float, str, float, float]] = []
+
+    cold, warm_fresh = cold_start()
+    t0 = time.perf_counter()
+    api = ready_server()
+    warm = time.perf_counter() - t0
+
+    for label, obj in (("Pod", POD), ("EphemeralRunner", RUNNER)):
+        js, dc = floors(obj, 2000, rounds)
+        print(f"{label}: floor JSON round trip {js * 1e6:.1f} us, deepcopy {dc * 1e6:.1f} us")
+        got = verbs(api, obj, n, rounds)
+        if label == "Pod":
+            rows.append((f"get {label}", got["get"], "deepcopy", dc, 2.0))
+        for verb in ("create", "update", "merge patch"):
+            rows.append((f"{verb} {label}", got[verb], "JSON round trip", js, 10.0))
+
+    js_pod, _ = floors(POD, 2000, rounds)
+    lst = list_selector(rounds)
+    print()
+    print(f"{'figure':<32} {'per call':>10} {'ratio':>8} {'target':>8}  floor")
+    for label, secs, floor_name, floor, target in rows:
+        ratio = secs / floor
+        mark = "ok" if ratio <= target else "MISS"
+        print(f"{label:<32} {secs * 1e6:>8.1f}us {ratio:>7.1f}x {target:>7.0f}x  {floor_name} {mark}")
+    print(f"{'list 10 of 10,000 by label':<32} {lst * 1e3:>8.3f}ms {lst / js_pod:>7.1f}x {'2 ms':>8}  "
+          f"(absolute target; ratio to a Pod JSON round trip) {'ok' if lst <= 0.002 else 'MISS'}")
+    for label, secs in (("ready: warm (this process)", warm), ("ready: cold (fresh interpreter)", cold),
+                        ("ready: warm (fresh interpreter)", warm_fresh)):
+        print(f"{label:<32} {secs * 1e3:>8.1f}ms {secs / js_pod:>7.0f}x {'100 ms':>8}  "
+              f"(absolute target) {'ok' if secs <= 0.1 else 'MISS'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,208 @@
+"""The pytest plugin, used from a separate project directory through pytester."""
+
+from __future__ import annotations
+
+import os
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+from fakeapi.harness.plugin import glob_to_regex
+
+pytest_plugins = ["pytester"]
+
+REPO = Path(__file__).resolve().parents[1]
+#: Load the plugin by module name unless the installed package already does it through its entry point.
+PLUGIN = [] if any(ep.value == "fakeapi.harness.plugin" for ep in entry_points(group="pytest11")) else [
+    "-p", "fakeapi.harness.plugin"]
+
+CONFTEST = '''
+"""A project of its own: one controller, bundled for its fixtures."""
+from fakeapi.errors import ApiError, is_already_exists
+from fakeapi.harness.bundles import Bundle, register_bundle
+
+
+def reconcile(ctx, req):
+    cm = ctx.client.get("ConfigMap", req.name, req.namespace)
+    if req.name.endswith("-copy") or (cm.get("data") or {}).get("copied"):
+        return None
+    try:
+        ctx.client.create({"apiVersion": "v1", "kind": "ConfigMap",
+                           "metadata": {"name": req.name + "-copy", "namespace": req.namespace},
+                           "data": dict(cm.get("data") or {})})
+    except ApiError as e:
+        if not is_already_exists(e):
+            raise
+    ctx.client.patch("ConfigMap", req.name, {"data": {"copied": "yes"}}, namespace=req.namespace)
+    return None
+
+
+def install(host, settings):
+    host.controller("copier").for_("ConfigMap", "v1").complete(reconcile)
+
+
+register_bundle(Bundle(name="copier", install=install, controllers=("copier",)))
+'''
+
+GOOD = """\
+name: a config map is copied
+tags: [copy, slow-ish]
+bundles: [copier]
+given:
+  - {apiVersion: v1, kind: ConfigMap, metadata: {name: src, namespace: default}, data: {k: v}}
+expect:
+  - object: {kind: ConfigMap, metadata: {name: src-copy, namespace: default}, data: {k: v}}
+---
+name: the copy is wrong on purpose
+bundles: [copier]
+given:
+  - {apiVersion: v1, kind: ConfigMap, metadata: {name: src, namespace: default}, data: {k: v}}
+expect:
+  - object:
+      kind: ConfigMap
+      metadata: {name: src-copy, namespace: default}
+      data: {k: w}
+"""
+
+ROBUST = """\
+name: copies survive crashes
+bundles: [copier]
+robustness: {crash_after_each_write: true}
+given:
+  - {apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: default}, data: {k: v}}
+expect:
+  - object: {kind: ConfigMap, metadata: {name: a-copy, namespace: default}, data: {k: v}}
+  - object: {kind: ConfigMap, metadata: {name: a, namespace: default}, data: {copied: "yes"}}
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A temporary project: its own conftest (a bundle), fixtures folder and ini option."""
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyprojecttoml('[tool.pytest.ini_options]\nfakeapi_fixtures = ["cases/**/*.yaml"]\n')
+    (pytester.path / "cases" / "sub").mkdir(parents=True)
+    (pytester.path / "cases" / "sub" / "copy.yaml").write_text(GOOD)
+    (pytester.path / "elsewhere.yaml").write_text("not: a fixture\n")
+    return pytester
+
+
+def run(p: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return p.runpytest(*PLUGIN, "-p", "no:cacheprovider", *args)
+
+
+def test_cases_are_items_named_by_case(project: pytest.Pytester) -> None:
+    result = run(project, "--collect-only", "-q")
+    result.stdout.fnmatch_lines([
+        "cases/sub/copy.yaml::a config map is copied",
+        "cases/sub/copy.yaml::the copy is wrong on purpose",
+        "2 tests collected*",
+    ])
+    assert "elsewhere.yaml" not in result.stdout.str()
+
+
+def test_pass_and_fail_with_the_report(project: pytest.Pytester) -> None:
+    result = run(project)
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    result.stdout.fnmatch_lines([
+        "*case `the copy is wrong on purpose` failed (cases/sub/copy.yaml:8)",
+        "final expectations:",
+        '  cases/sub/copy.yaml:16  data.k  expected "w"  got "v"  (ConfigMap default/src-copy)',
+        "trace (*entries):",
+    ])
+    assert "Traceback" not in out and "runtest" not in out
+
+
+def test_k_selects_by_case_name_and_tags_are_markers(project: pytest.Pytester) -> None:
+    run(project, "-k", "copied").assert_outcomes(passed=1, deselected=1)
+    run(project, "--strict-markers", "-m", "copy").assert_outcomes(passed=1, deselected=1)
+    run(project, "--strict-markers", "-m", "slow_ish").assert_outcomes(passed=1, deselected=1)
+    run(project, "-m", "fakeapi and not copy").assert_outcomes(failed=1, deselected=1)
+
+
+def test_a_yaml_file_named_on_the_command_line_is_collected(project: pytest.Pytester) -> None:
+    (project.path / "one.yaml").write_text("name: alone\n")
+    run(project, "one.yaml").assert_outcomes(passed=1)
+
+
+BROKEN = {
+    "unknown key": ("name: a\nexpct: []\n", "cases/bad.yaml:2:1: unknown key `expct` in the case (did you mean `expect`?)"),
+    "wrong type": ("name: a\nseed: many\n", "cases/bad.yaml:2:7: `seed` must be an integer, got a string `many`"),
+    "bad duration": ("name: a\nsteps:\n  - settle: {for: 5 min}\n",
+                     "cases/bad.yaml:3:19: `5 min` is not a Go duration (write it like 500ms, 30s, 5m or 1h30m)"),
+    "unknown kind": ("name: a\nexpect:\n  - absent: {kind: Podd}\n",
+                     "cases/bad.yaml:3:20: unknown kind `Podd` in an `absent` expectation (did you mean `Pod`?)"),
+    "unknown bundle": ("name: a\nbundles: [copyer]\n",
+                       "cases/bad.yaml:2:11: unknown bundle `copyer` (did you mean `copier`?)"),
+    "unknown operation": ("name: a\nsteps:\n  - do:\n      - delet: {kind: Pod, name: x}\n",
+                          "cases/bad.yaml:4:9: unknown key `delet` in an operation (did you mean `delete`?)"),
+    "duplicate case name": ("name: a\n---\nname: a\n", "cases/bad.yaml:3:7: duplicate case name `a` (first at line 1)"),
+    "invalid yaml": ("name: a\nsteps: [\n", "cases/bad.yaml:3:1: invalid YAML: *"),
+}
+
+
+@pytest.mark.parametrize("kind", list(BROKEN))
+def test_broken_fixture_is_a_collection_error_without_traceback(project: pytest.Pytester, kind: str) -> None:
+    text, line = BROKEN[kind]
+    (project.path / "cases" / "bad.yaml").write_text(text)
+    result = run(project)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*ERROR collecting cases/bad.yaml*", line])
+    run(project, "--continue-on-collection-errors").assert_outcomes(passed=1, failed=1, errors=1)
+    out = result.stdout.str()
+    assert "Traceback" not in out
+    assert "raise " not in out and "loader.py" not in out
+
+
+def test_robustness_variants_are_items_and_all_run(project: pytest.Pytester) -> None:
+    (project.path / "cases" / "robust.yaml").write_text(ROBUST)
+    result = run(project, "cases/robust.yaml", "-v")
+    # the plain run writes: create a-copy, patch a, and (for the copy's own event) nothing
+    result.stdout.fnmatch_lines([
+        "*robust.yaml::copies survive crashes PASSED*",
+        "*robust.yaml::copies survive crashes[[]crash@1[]] PASSED*",
+        "*robust.yaml::copies survive crashes[[]crash@2[]] PASSED*",
+    ])
+    result.assert_outcomes(passed=3)
+    run(project, "cases/robust.yaml", "--fakeapi-no-robustness").assert_outcomes(passed=1)
+
+
+def test_parallel_under_xdist(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("xdist")
+    (project.path / "cases" / "robust.yaml").write_text(ROBUST)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    result = project.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider", "-n", "2")
+    result.assert_outcomes(passed=4, failed=1)
+
+
+def test_record_writes_the_end_state_into_expect(project: pytest.Pytester) -> None:
+    path = project.path / "cases" / "new.yaml"
+    path.write_text("# drafted\nname: draft\nbundles: [copier]\ngiven:\n"
+                    "  - {apiVersion: v1, kind: ConfigMap, metadata: {name: d, namespace: default}, data: {x: y}}\n")
+    result = run(project, "cases/new.yaml", "--fakeapi-record")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["fakeapi: recorded the end state of 1 case(s) into 1 file(s)"])
+    text = path.read_text()
+    assert text.startswith("# drafted\nname: draft\n")
+    assert "name: d-copy" in text and "copied: 'yes'" in text
+    run(project, "cases/new.yaml").assert_outcomes(passed=1)
+
+
+def test_report_options(project: pytest.Pytester) -> None:
+    result = run(project, "-k", "wrong", "--fakeapi-trace-tail", "2")
+    result.stdout.fnmatch_lines(["trace (last 2 of * entries):"])
+
+
+@pytest.mark.parametrize(("glob", "path", "ok"), [
+    ("fixtures/**/*.yaml", "fixtures/a.yaml", True),
+    ("fixtures/**/*.yaml", "fixtures/x/y/a.yaml", True),
+    ("fixtures/**/*.yaml", "other/a.yaml", False),
+    ("fixtures/*.yaml", "fixtures/x/a.yaml", False),
+    ("**/case_?.yml", "deep/er/case_1.yml", True),
+    ("cases/[ab]*.yaml", "cases/b1.yaml", True),
+    ("cases/[!ab]*.yaml", "cases/b1.yaml", False),
+])
+def test_globs(glob: str, path: str, ok: bool) -> None:
+    assert bool(glob_to_regex(glob).match(path)) is ok
