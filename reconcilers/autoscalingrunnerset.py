@@ -13,10 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from fakeapi.errors import ApiError, is_not_found
+from fakeapi.host.predicates import resource_version_changed
 
 from . import constants as c
 from .actions_service import ActionsService
 from .common import Ctx, delete_ignore_not_found, get_or_none, has_finalizer, mutate, patch_finalizers
+from .predicates import owned_runner_set
 from .resourcebuilder import (
     build_ephemeral_runner_set,
     build_listener,
@@ -59,8 +61,9 @@ class AutoscalingRunnerSetReconciler:
         return (
             host.controller(self.name)
             .for_(c.KIND_ARS, api_version=c.API_VERSION)
-            .owns(c.KIND_ERS, api_version=c.API_VERSION)
+            .owns(c.KIND_ERS, api_version=c.API_VERSION, predicates=owned_runner_set)
             .watches(c.KIND_AL, listener_to_ars, api_version=c.API_VERSION)
+            .with_event_filter(resource_version_changed)
             .complete(self.reconcile)
         )
 

@@ -15,11 +15,13 @@ from typing import Any
 
 from fakeapi.clock import format_time, parse_time
 from fakeapi.errors import ApiError
+from fakeapi.host.predicates import resource_version_changed
 
 from . import constants as c
 from .actions_service import ActionsError, ActionsService, is_job_still_running
 from .actions_service import is_not_found as service_not_found
 from .common import Ctx, delete_ignore_not_found, get_or_none, has_finalizer, mutate, patch_finalizers
+from .predicates import owned_pod
 from .resourcebuilder import (
     build_jit_secret,
     build_runner_pod,
@@ -74,7 +76,8 @@ class EphemeralRunnerReconciler:
         return (
             host.controller(self.name)
             .for_(c.KIND_ER, api_version=c.API_VERSION)
-            .owns("Pod", api_version="v1")
+            .owns("Pod", api_version="v1", predicates=owned_pod)
+            .with_event_filter(resource_version_changed)
             .complete(self.reconcile)
         )
 

@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 from fakeapi.errors import ApiError, is_conflict
+from fakeapi.host.predicates import resource_version_changed
 
 from . import constants as c
 from .actions_service import ActionsError, ActionsService, is_job_still_running
@@ -29,6 +30,7 @@ from .common import (
     oldest_first,
     patch_finalizers,
 )
+from .predicates import owned_runner
 from .resourcebuilder import build_ephemeral_runner, meta, spec, status
 from .revision import (
     Classification,
@@ -70,11 +72,12 @@ class EphemeralRunnerSetReconciler:
         self.service = service
 
     def setup(self, host: Any) -> Any:
-        """Register with the host: for EphemeralRunnerSet, owns EphemeralRunner."""
+        """Register with the host: for EphemeralRunnerSet, owns EphemeralRunner (ARC's predicates)."""
         return (
             host.controller(self.name)
             .for_(c.KIND_ERS, api_version=c.API_VERSION)
-            .owns(c.KIND_ER, api_version=c.API_VERSION)
+            .owns(c.KIND_ER, api_version=c.API_VERSION, predicates=owned_runner)
+            .with_event_filter(resource_version_changed)
             .complete(self.reconcile)
         )
 

@@ -89,7 +89,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def run(p: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return p.runpytest(*PLUGIN, "-p", "no:cacheprovider", *args)
+    return p.runpytest(*PLUGIN, "-p", "no:cacheprovider", "-p", "no:asyncio", *args)
 
 
 def test_cases_are_items_named_by_case(project: pytest.Pytester) -> None:
@@ -107,9 +107,10 @@ def test_pass_and_fail_with_the_report(project: pytest.Pytester) -> None:
     result.assert_outcomes(passed=1, failed=1)
     out = result.stdout.str()
     result.stdout.fnmatch_lines([
-        "*case `the copy is wrong on purpose` failed (cases/sub/copy.yaml:8)",
+        "*_ the copy is wrong on purpose _*",
+        "case `the copy is wrong on purpose` failed (cases/sub/copy.yaml:9)",
         "final expectations:",
-        '  cases/sub/copy.yaml:16  data.k  expected "w"  got "v"  (ConfigMap default/src-copy)',
+        '  cases/sub/copy.yaml:17  data.k  expected "w"  got "v"  (ConfigMap default/src-copy)',
         "trace (*entries):",
     ])
     assert "Traceback" not in out and "runtest" not in out
@@ -173,7 +174,7 @@ def test_parallel_under_xdist(project: pytest.Pytester, monkeypatch: pytest.Monk
     pytest.importorskip("xdist")
     (project.path / "cases" / "robust.yaml").write_text(ROBUST)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    result = project.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider", "-n", "2")
+    result = project.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider", "-p", "no:asyncio", "-n", "2")
     result.assert_outcomes(passed=4, failed=1)
 
 

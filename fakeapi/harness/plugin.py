@@ -215,7 +215,7 @@ class FixtureItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         """Where the case is: its file and the line of its name."""
-        return self.path, self.case.line - 1, f"fakeapi case: {self.name}"
+        return self.path, self.case.line - 1, self.name
 
 
 class Recorder:

@@ -1,0 +1,93 @@
+"""Event filters of ARC's controllers (``predicates.go``): projections of the fields each reconciler reads.
+
+They only keep work out of the queues: an update is dropped only when every
+field the reconciler branches on is unchanged, so they never change what a
+reconcile does. Create, delete and generic events always pass. Objects are the
+watch stream's shared snapshots: read only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakeapi.host.predicates import Predicate
+
+Obj = dict[str, Any]
+
+_META_KEYS = ("generation", "deletionTimestamp", "finalizers", "labels", "annotations", "ownerReferences")
+
+
+def _meta(obj: Obj) -> dict[str, Any]:
+    m = obj.get("metadata")
+    return m if isinstance(m, dict) else {}
+
+
+def _status(obj: Obj) -> dict[str, Any]:
+    s = obj.get("status")
+    return s if isinstance(s, dict) else {}
+
+
+def _empty_to_none(v: Any) -> Any:
+    return None if v in (None, "", [], {}) else v
+
+
+def equal_reconciled_meta(old: Obj, new: Obj) -> bool:
+    """The metadata the controllers branch on is unchanged (generation, deletion, finalizers, labels,
+    annotations, owner references); server bookkeeping (resourceVersion, managedFields) is left out."""
+    mo, mn = _meta(old), _meta(new)
+    return all(_empty_to_none(mo.get(k)) == _empty_to_none(mn.get(k)) for k in _META_KEYS)
+
+
+def _runner_update(old: Obj, new: Obj) -> bool:
+    if not equal_reconciled_meta(old, new) or old.get("spec") != new.get("spec"):
+        return True
+    so, sn = _status(old), _status(new)
+    return so.get("phase") != sn.get("phase") or so.get("runnerId") != sn.get("runnerId")
+
+
+#: The EphemeralRunnerSet controller's filter on its EphemeralRunners: metadata, spec, phase, runner id.
+owned_runner = Predicate(update=_runner_update)
+
+_ERS_STATUS_KEYS = (
+    "phase",
+    "appliedActionableRevision",
+    "currentReplicas",
+    "pendingEphemeralRunners",
+    "runningEphemeralRunners",
+    "failedEphemeralRunners",
+)
+
+
+def _runner_set_update(old: Obj, new: Obj) -> bool:
+    if not equal_reconciled_meta(old, new) or old.get("spec") != new.get("spec"):
+        return True
+    so, sn = _status(old), _status(new)
+    return any(so.get(k) != sn.get(k) for k in _ERS_STATUS_KEYS)
+
+
+#: The AutoscalingRunnerSet controller's filter on its EphemeralRunnerSet: metadata, spec, the phase
+#: and applied revision (the teardown guard) and the counts it copies into the ARS status.
+owned_runner_set = Predicate(update=_runner_set_update)
+
+
+def _ready(pod: Obj) -> bool:
+    for cond in _status(pod).get("conditions") or ():
+        if cond.get("type") == "Ready":
+            return bool(cond.get("status") == "True")
+    return False
+
+
+def _pod_update(old: Obj, new: Obj) -> bool:
+    mo, mn = _meta(old), _meta(new)
+    if mo.get("uid") != mn.get("uid") or mo.get("deletionTimestamp") != mn.get("deletionTimestamp"):
+        return True
+    so, sn = _status(old), _status(new)
+    for k in ("phase", "reason", "message", "containerStatuses", "initContainerStatuses"):
+        if so.get(k) != sn.get(k):
+            return True
+    return _ready(old) != _ready(new)
+
+
+#: The EphemeralRunner controller's filter on its Pod: uid, deletion, phase, reason, message,
+#: container statuses and the Ready condition.
+owned_pod = Predicate(update=_pod_update)
