@@ -96,6 +96,8 @@ def builtin_kinds() -> list[Kind]:
                 initial_generation=spec.initial_generation,
                 return_deleted_object=spec.return_deleted_object,
                 name_rule=spec.name_rule,
+                # decoded into Go structs: every field has one JSON type (a CRD's schemas are free-form)
+                extra={"typed": spec.kind != "CustomResourceDefinition"},
             )
         )
     return out

@@ -7,12 +7,26 @@ structural schema, status subresource and selectable fields.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .errors import FIELD_VALUE_INVALID, FIELD_VALUE_REQUIRED, Cause
 from .kinds import Kind
 
+#: Compiled schemas by their JSON text: a process compiles each distinct schema once, however
+#: many servers register the CRD (fixtures build a fresh server per case).
 _CACHE: dict[str, Any] = {}
+
+
+def compiled_schema(schema: dict[str, Any]) -> Any:
+    """The CompiledSchema of a structural schema, shared by every kind with the same schema."""
+    from .schema import CompiledSchema
+
+    key = json.dumps(schema, separators=(",", ":"))
+    hit = _CACHE.get(key)
+    if hit is None:
+        hit = _CACHE[key] = CompiledSchema(schema, structural=True)
+    return hit
 
 
 def _mapping(value: Any) -> dict[str, Any]:
@@ -47,10 +61,36 @@ def validate_crd(crd: dict[str, Any]) -> list[Cause]:
     return causes
 
 
+def fully_typed(schema: dict[str, Any]) -> bool:
+    """True when every node of a structural schema has a fixed JSON type (metadata aside).
+
+    Then two objects that both validate can hold a ``true`` and a ``1`` at the same place
+    only if they differ elsewhere too, so comparing them with ``==`` is exact.
+    """
+    props = schema.get("properties") or {}
+    return all(_typed_node(v) for k, v in props.items() if k != "metadata") and _typed_node(
+        {k: v for k, v in schema.items() if k != "properties"})
+
+
+def _typed_node(node: Any) -> bool:
+    if not isinstance(node, dict):
+        return False
+    if node.get("x-kubernetes-preserve-unknown-fields") or node.get("additionalProperties") is True:
+        return False
+    if not node.get("type") and not node.get("x-kubernetes-int-or-string"):
+        return False
+    for key in ("properties", "patternProperties"):
+        if not all(_typed_node(v) for v in (node.get(key) or {}).values()):
+            return False
+    for key in ("items", "additionalProperties"):
+        sub = node.get(key)
+        if isinstance(sub, dict) and not _typed_node(sub):
+            return False
+    return all(_typed_node(v) for key in ("allOf", "anyOf", "oneOf") for v in node.get(key) or [] if v.get("type"))
+
+
 def kinds_from_crd(crd: dict[str, Any]) -> list[Kind]:
     """One Kind per served version of the CRD (storage version first)."""
-    from .schema import CompiledSchema
-
     spec = crd["spec"]
     names = spec["names"]
     out: list[Kind] = []
@@ -76,9 +116,10 @@ def kinds_from_crd(crd: dict[str, Any]) -> list[Kind]:
                 namespaced=spec.get("scope", "Namespaced") == "Namespaced",
                 status_subresource="status" in subresources,
                 schema=schema,
-                compiled=CompiledSchema(schema, structural=True),
+                compiled=compiled_schema(schema),
                 selectable_fields=selectable,
                 crd_name=crd["metadata"]["name"],
+                extra={"typed": fully_typed(schema)},
             )
         )
     return out

@@ -27,9 +27,9 @@ from .clock import Clock, format_time, parse_time
 from .crd import kinds_from_crd, validate_crd
 from .errors import ApiError, Cause
 from .faults import ControllerCrash, FaultSet
-from .jsonutil import canonical, fast_copy, normalize_numbers
+from .jsonutil import fast_copy, normalize_numbers
 from .kinds import Kind, KindRegistry
-from .store import Entry, Store, Table, object_key
+from .store import Entry, Store, Table, body_differs, meta_differs, object_key
 from .trace import Trace
 from .watch import ADDED, BOOKMARK, DELETED, INITIAL_EVENTS_END, MODIFIED, Event, EventLog, Watch, WatchEvent
 
@@ -40,6 +40,8 @@ ORPHAN = "orphan"
 GC_FINALIZERS = (ORPHAN, FOREGROUND)
 PROPAGATION_POLICIES = ("Foreground", "Background", "Orphan")
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+#: Namespaces the NamespaceLifecycle admission plugin refuses to delete.
+IMMORTAL_NAMESPACES = ("default", "kube-system", "kube-public")
 CONTINUE_EXPIRED = (
     "The provided continue parameter is too old to display a consistent list result. You can start a new list "
     "without the continue parameter, or use the continue token in this response to retrieve the remainder of the "
@@ -156,19 +158,25 @@ class APIServer:
 
     def resolve_kind(self, kind: str, api_version: str | None = None) -> Kind:
         """The served Kind for a name/plural/``group/version/Kind``; 404 when unknown."""
+        if not isinstance(kind, str) or not (api_version is None or isinstance(api_version, str)):
+            raise errors.resource_not_found()
         return self.kinds.require(kind, api_version)
 
     def register_crd(self, manifest: dict[str, Any], *, actor: str = "user") -> Kind:
         """Create (or update) a CustomResourceDefinition and return its storage-version Kind."""
-        name = (manifest.get("metadata") or {}).get("name", "")
+        kind = self._kind_of(manifest)
+        if kind.kind != "CustomResourceDefinition" or kind.group != "apiextensions.k8s.io":
+            raise errors.bad_request(f"register_crd needs a CustomResourceDefinition, not a {kind.kind}")
+        name = str(_mapping(manifest.get("metadata")).get("name") or "")
         with self._lock:
-            if self.store.table("apiextensions.k8s.io", "customresourcedefinitions").get("", name):
-                cur = self.get("CustomResourceDefinition", name, actor=actor)
+            cur = self._table(kind).get("", name)
+            if cur is not None:
                 body = fast_copy(manifest)
-                body.setdefault("metadata", {})["resourceVersion"] = cur["metadata"]["resourceVersion"]
+                _mapping(body.get("metadata"))["resourceVersion"] = str(cur.rv)
                 self.update(body, actor=actor)
             else:
-                self.create(manifest, actor=actor)
+                self._run("create", kind, "", name, "", actor,
+                          lambda: self._create(kind, manifest, None, "Warn", False, False, respond=False))
             spec = manifest["spec"]
             return self.kinds.require(spec["names"]["kind"], f"{spec['group']}/{_storage_version(spec)}")
 
@@ -213,6 +221,8 @@ class APIServer:
                 out = fn()
             except ApiError as e:
                 self._record(verb, kind, namespace, name, subresource, actor, patch_type, e.code, e.reason, 0, False)
+                if rule is not None and rule.crash == "after":  # the caller dies once the call returns, whatever it got
+                    raise ControllerCrash(actor, "after", f"{verb} {kind.kind} {name}") from e
                 raise
             except (ControllerCrash, KeyboardInterrupt):
                 raise
@@ -261,12 +271,20 @@ class APIServer:
             raise errors.resource_not_found()
         return ns
 
-    def _decode(self, kind: Kind, obj: dict[str, Any], field_validation: str) -> dict[str, Any]:
-        """Copy a request body and run the decode pipeline: numbers, pruning, nulls, defaults."""
+    def _decode(self, kind: Kind, obj: dict[str, Any], field_validation: str, *, copy: bool = True,
+                normalize: bool = True) -> dict[str, Any]:
+        """Run the decode pipeline on a request body: numbers, pruning, nulls, defaults.
+
+        The body is copied first unless ``copy`` is False (the caller owns it outright);
+        ``normalize=False`` skips the float check of a body known to hold none.
+        """
         if field_validation not in ("Ignore", "Warn", "Strict", ""):
             raise errors.bad_request(
                 f'fieldValidation: Unsupported value: "{field_validation}": supported values: "Ignore", "Strict", "Warn"')
-        obj = normalize_numbers(fast_copy(obj))
+        if copy:
+            obj = _copy_json(obj)
+        elif normalize:
+            obj = normalize_numbers(obj)
         meta = obj.get("metadata")
         if meta is None:
             meta = obj["metadata"] = {}
@@ -397,7 +415,7 @@ class APIServer:
                          lambda: self._create(kind, obj, namespace, field_validation, dry_run, keep_creation_timestamp))
 
     def _create(self, kind: Kind, body: dict[str, Any], namespace: str | None, field_validation: str,
-                dry_run: bool, keep_creation_timestamp: bool) -> _Outcome:
+                dry_run: bool, keep_creation_timestamp: bool, *, respond: bool = True) -> _Outcome:
         obj = self._decode(kind, body, field_validation)
         meta = obj["metadata"]
         ns = self._namespace_for(kind, meta.get("namespace"), namespace)
@@ -451,7 +469,8 @@ class APIServer:
         w = _Write(kind, table, obj)
         self._after_create(kind, w)
         rv = self._commit(w)
-        return _Outcome(self._read(kind, w.obj or obj), 201, rv, True, obj["metadata"]["name"])
+        stored = w.obj or obj
+        return _Outcome(self._read(kind, stored) if respond else {}, 201, rv, True, obj["metadata"]["name"])
 
     def _check_namespace_open(self, kind: Kind, ns: str, name: str) -> None:
         entry = self.store.table("", "namespaces").get("", ns)
@@ -759,9 +778,9 @@ class APIServer:
                 new.setdefault("spec", {})["finalizers"] = (old.get("spec") or {}).get("finalizers", [])
             # generation
             if not kind.builtin:
-                if _body(new) != e.data:
+                if body_differs(new, e, typed=_typed(kind)):
                     meta["generation"] = int(ometa.get("generation") or 0) + 1
-            elif kind.initial_generation and canonical(new.get("spec")) != canonical(old.get("spec")):
+            elif kind.initial_generation and new.get("spec") != old.get("spec"):  # typed: == is exact
                 meta["generation"] = int(ometa.get("generation") or 0) + 1
         if new["metadata"].get("creationTimestamp") is None:
             new["metadata"].pop("creationTimestamp", None)
@@ -780,14 +799,17 @@ class APIServer:
             self._after_delete(kind, e)
             return _Outcome(echo, 200, rv, True, e.name)
         nmeta.pop("resourceVersion", None)
-        if _body(new) == e.data and _meta(new) == e.meta_data:
+        crd = kind.builtin and kind.kind == "CustomResourceDefinition" and sub != "status"
+        if crd:
+            self._apply_crd(new, old, dry_run=True)  # the status it would record, for the no-op check
+        if not body_differs(new, e, typed=_typed(kind)) and not meta_differs(new, e):
             return _Outcome(self._read(kind, old), 200, 0, False, e.name)
         if dry_run:
             new["metadata"]["resourceVersion"] = ometa.get("resourceVersion", "")
             return _Outcome(new, 200, 0, False, e.name)
+        if crd:
+            self._apply_crd(new, old)
         w = _Write(kind, table, new, old=e)
-        if kind.builtin and kind.kind == "CustomResourceDefinition":
-            w.extra.append(lambda: self._apply_crd(new, old))
         rv = self._commit(w)
         return _Outcome(self._read(kind, new), 200, rv, True, e.name)
 
@@ -850,7 +872,8 @@ class APIServer:
                     body = json.loads(body)
                 except ValueError as err:
                     raise errors.bad_request(f"error decoding patch: {err}") from err
-            current = self._read(k, e.obj)
+            # every patch function works on a copy of the document it is given
+            current = e.obj if e.obj.get("apiVersion") == k.api_version else self._read(k, e.obj)
             try:
                 if ptype == "json":
                     result = apply_json_patch(current, body)
@@ -878,7 +901,8 @@ class APIServer:
                 if ptype == "json":
                     raise errors.bad_request("the API version or kind of the object changed in the patch")
                 result["apiVersion"], result["kind"] = k.api_version, k.kind
-            decoded = self._decode(k, result, field_validation)
+            # the patch functions return a fresh document; only a JSON Patch may share the caller's values
+            decoded = self._decode(k, result, field_validation, copy=ptype == "json", normalize=_has_float(body))
             dmeta = decoded["metadata"]
             dmeta["name"] = name
             if k.namespaced:
@@ -918,6 +942,8 @@ class APIServer:
             e = self._table(k).get(ns, name)
             if e is None:
                 raise errors.not_found(k.group, k.plural, name)
+            if k.builtin and k.kind == "Namespace" and name in IMMORTAL_NAMESPACES:
+                raise errors.forbidden("", "namespaces", name, "this namespace may not be deleted")
             return self._delete_entry(k, e, propagation_policy, preconditions, grace_period_seconds,
                                       orphan_dependents, dry_run)
 
@@ -1001,7 +1027,7 @@ class APIServer:
         if k.builtin and k.kind == "Namespace":
             new.setdefault("status", {})["phase"] = "Terminating"
         meta.pop("resourceVersion", None)
-        if _body(new) == e.data and _meta(new) == e.meta_data:
+        if not body_differs(new, e, typed=_typed(k)) and not meta_differs(new, e):
             return _Outcome(self._read(k, old), 200, 0, False, e.name)
         if dry_run:
             return _Outcome(new, 200, 0, False, e.name)
@@ -1137,32 +1163,42 @@ class APIServer:
 
     # --------------------------------------------------------------- CRDs
 
-    def _apply_crd(self, crd: dict[str, Any], old: dict[str, Any] | None) -> None:
-        """Serve (or re-serve) the kinds of a stored CRD and record its status."""
+    def _apply_crd(self, crd: dict[str, Any], old: dict[str, Any] | None, *, dry_run: bool = False) -> None:
+        """Record a CRD's status and (unless ``dry_run``) serve, or re-serve, its kinds.
+
+        A CRD being deleted (finalizers pending) keeps serving its kinds until it is gone.
+        """
+        self._set_crd_status(crd, old)
+        if dry_run:
+            return
         if old is not None:
             spec = old.get("spec") or {}
             for v in spec.get("versions") or []:
                 self.kinds.unregister(f"{spec.get('group')}/{v.get('name')}", (spec.get("names") or {}).get("kind", ""))
-        if crd["metadata"].get("deletionTimestamp"):
-            return
         kinds = kinds_from_crd(crd)
         for kd in kinds:
             self.kinds.register(kd)
         if old is not None and kinds:
             self._redecode_stored(kinds[0])
+
+    def _set_crd_status(self, crd: dict[str, Any], old: dict[str, Any] | None) -> None:
+        """The status the apiextensions controllers give a CRD: names accepted, established, stored versions."""
         spec = crd["spec"]
+        old_status = (old or {}).get("status") or {}
+        stored = list(old_status.get("storedVersions") or [])
+        if _storage_version(spec) not in stored:
+            stored.append(_storage_version(spec))
+        now = self.clock.timestamp()
         crd["status"] = {
-            "acceptedNames": {k: v for k, v in spec["names"].items()},
-            "conditions": [
+            "acceptedNames": dict(spec["names"]),
+            "conditions": old_status.get("conditions") or [
                 {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts",
-                 "message": "no conflicts found", "lastTransitionTime": self.clock.timestamp()},
+                 "message": "no conflicts found", "lastTransitionTime": now},
                 {"type": "Established", "status": "True", "reason": "InitialNamesAccepted",
-                 "message": "the initial names have been accepted", "lastTransitionTime": self.clock.timestamp()},
+                 "message": "the initial names have been accepted", "lastTransitionTime": now},
             ],
-            "storedVersions": [_storage_version(spec)],
+            "storedVersions": stored,
         }
-        if old is not None and old.get("status"):
-            crd["status"]["conditions"] = old["status"].get("conditions", crd["status"]["conditions"])
 
     def _redecode_stored(self, kind: Kind) -> None:
         """A CRD's schema changed: serve its stored objects pruned and defaulted by the new schema.
@@ -1176,7 +1212,7 @@ class APIServer:
             obj = fast_copy(e.obj)
             kind.compiled.prepare(obj)
             if obj != e.obj:
-                e.obj = obj
+                e.reserve(obj)
 
     def _remove_crd(self, crd: dict[str, Any]) -> None:
         """A CRD is gone: stop serving its kinds and drop their objects (each with a DELETED event)."""
@@ -1261,6 +1297,38 @@ class APIServer:
 # ---------------------------------------------------------------------- helpers
 
 
+_SCALARS = (str, int, bool, type(None))
+
+
+def _typed(kind: Kind) -> bool:
+    """Does the kind's schema fix the JSON type of every field (no preserve-unknown or untyped nodes)?"""
+    return bool(kind.extra.get("typed"))
+
+
+def _has_float(value: Any) -> bool:
+    """Does a JSON value hold a float anywhere?"""
+    t = type(value)
+    if t is float:
+        return True
+    if t is dict:
+        return any(_has_float(v) for v in value.values())
+    if t is list:
+        return any(_has_float(v) for v in value)
+    return False
+
+
+def _copy_json(value: Any) -> Any:
+    """Deep-copy a JSON value, turning integral floats into ints (one pass of copy + normalize_numbers)."""
+    t = type(value)
+    if t is dict:
+        return {k: v if type(v) in _SCALARS else _copy_json(v) for k, v in value.items()}
+    if t is list:
+        return [v if type(v) in _SCALARS else _copy_json(v) for v in value]
+    if t is float and value.is_integer() and abs(value) < 2**63:
+        return int(value)
+    return value
+
+
 def _storage_version(spec: dict[str, Any]) -> str:
     versions = spec.get("versions") or []
     for v in versions:
@@ -1269,24 +1337,13 @@ def _storage_version(spec: dict[str, Any]) -> str:
     return str(versions[0].get("name")) if versions else "v1"
 
 
-def _body(obj: dict[str, Any]) -> str:
-    return canonical({k: v for k, v in obj.items() if k != "metadata"})
-
-
-def _meta(obj: dict[str, Any]) -> str:
-    meta = obj.get("metadata") or {}
-    if "resourceVersion" in meta:
-        meta = {k: v for k, v in meta.items() if k != "resourceVersion"}
-    return canonical(meta)
-
-
 def _entry(obj: dict[str, Any], rv: int) -> Entry:
     meta = obj["metadata"]
     ns = meta.get("namespace") or ""
     name = meta["name"]
     labels = meta.get("labels") or {}
     owners = tuple(r.get("uid", "") for r in meta.get("ownerReferences") or [] if isinstance(r, dict))
-    return Entry(key=object_key(ns, name), namespace=ns, name=name, obj=obj, data=_body(obj), meta_data=_meta(obj),
+    return Entry(key=object_key(ns, name), namespace=ns, name=name, obj=obj,
                  rv=rv, uid=meta.get("uid", ""), labels=dict(labels), owner_uids=owners)
 
 
@@ -1342,6 +1399,16 @@ def _check_meta_types(kind: Kind, meta: dict[str, Any]) -> None:
     refs = meta.get("ownerReferences")
     if refs is not None and (not isinstance(refs, list) or not all(isinstance(x, dict) for x in refs)):
         fail("ownerReferences", refs, "[]v1.OwnerReference")
+    for ref in refs or []:
+        for f in ("apiVersion", "kind", "name", "uid"):
+            if ref.get(f) is not None and not isinstance(ref[f], str):
+                fail(f"ownerReferences.{f}", ref[f], "string")
+        for f in ("controller", "blockOwnerDeletion"):
+            if ref.get(f) is not None and not isinstance(ref[f], bool):
+                fail(f"ownerReferences.{f}", ref[f], "bool")
+    grace = meta.get("deletionGracePeriodSeconds")
+    if grace is not None and (isinstance(grace, bool) or not isinstance(grace, int)):
+        fail("deletionGracePeriodSeconds", grace, "int64")
     gen = meta.get("generation")
     if gen is not None and (isinstance(gen, bool) or not isinstance(gen, int)):
         fail("generation", gen, "int64")

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from .jsonutil import canonical
+
 
 def object_key(namespace: str, name: str) -> str:
     """The storage key of an object: ``ns/name`` or ``name`` (cluster-scoped)."""
@@ -23,20 +25,85 @@ def object_key(namespace: str, name: str) -> str:
 
 @dataclass
 class Entry:
-    """One stored object."""
+    """One stored object.
+
+    ``data`` and ``meta_data`` are the stored bytes (canonical JSON of the body and
+    of the metadata without resourceVersion), computed on first use: most writes
+    are told apart from the stored object by a plain comparison, and only an equal
+    comparison needs the bytes to confirm (``1`` and ``true`` compare equal in Python).
+    """
 
     key: str
     namespace: str
     name: str
     obj: dict[str, Any]
-    #: Canonical JSON of everything but metadata (generation and no-op checks).
-    data: str
-    #: Canonical JSON of metadata without resourceVersion (no-op checks).
-    meta_data: str
     rv: int
     uid: str
     labels: dict[str, str]
     owner_uids: tuple[str, ...]
+    _data: str | None = None
+    _meta_data: str | None = None
+    #: False once ``obj`` is served in another form than the stored bytes (a CRD schema changed).
+    obj_is_stored: bool = True
+
+    @property
+    def data(self) -> str:
+        """Canonical JSON of everything but metadata (generation and no-op checks)."""
+        if self._data is None:
+            self._data = body_bytes(self.obj)
+        return self._data
+
+    @property
+    def meta_data(self) -> str:
+        """Canonical JSON of metadata without resourceVersion (no-op checks)."""
+        if self._meta_data is None:
+            self._meta_data = meta_bytes(self.obj)
+        return self._meta_data
+
+    def reserve(self, obj: dict[str, Any]) -> None:
+        """Serve ``obj`` from now on while keeping the stored bytes as they are."""
+        _ = self.data, self.meta_data
+        self.obj = obj
+        self.obj_is_stored = False
+
+
+def body_bytes(obj: dict[str, Any]) -> str:
+    """The stored bytes of an object without its metadata."""
+    return canonical({k: v for k, v in obj.items() if k != "metadata"})
+
+
+def meta_bytes(obj: dict[str, Any]) -> str:
+    """The stored bytes of an object's metadata, resourceVersion left out."""
+    meta = obj.get("metadata") or {}
+    if "resourceVersion" in meta:
+        meta = {k: v for k, v in meta.items() if k != "resourceVersion"}
+    return canonical(meta)
+
+
+def body_differs(new: dict[str, Any], e: Entry, *, typed: bool = False) -> bool:
+    """Would ``new`` be stored with other bytes than ``e`` outside metadata?
+
+    ``typed``: both objects passed a schema that fixes the JSON type of every field,
+    so Python's ``==`` (which takes ``1`` for ``true``) is exact and no bytes are needed.
+    """
+    if e.obj_is_stored:
+        old = e.obj
+        if len(new) != len(old) or any(k != "metadata" and (k not in old or new[k] != old[k]) for k in new):
+            return True
+        if typed:
+            return False
+    return body_bytes(new) != e.data
+
+
+def meta_differs(new: dict[str, Any], e: Entry) -> bool:
+    """Would ``new``'s metadata (resourceVersion aside) be stored with other bytes than ``e``'s?"""
+    if e.obj_is_stored:
+        a, b = new.get("metadata") or {}, e.obj.get("metadata") or {}
+        ka = {k for k in a if k != "resourceVersion"}
+        kb = {k for k in b if k != "resourceVersion"}
+        # ObjectMeta is typed (checked before validation), so == is exact
+        return ka != kb or any(a[k] != b[k] for k in ka)
+    return meta_bytes(new) != e.meta_data
 
 
 @dataclass

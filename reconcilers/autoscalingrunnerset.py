@@ -17,7 +17,16 @@ from fakeapi.host.predicates import resource_version_changed
 
 from . import constants as c
 from .actions_service import ActionsService
-from .common import Ctx, delete_ignore_not_found, get_or_none, has_finalizer, mutate, patch_finalizers
+from .common import (
+    Ctx,
+    delete_ignore_not_found,
+    get_or_none,
+    has_finalizer,
+    mutate,
+    patch_finalizers,
+    patch_status,
+)
+from .gotypes import status_type
 from .predicates import owned_runner_set
 from .resourcebuilder import (
     build_ephemeral_runner_set,
@@ -190,9 +199,7 @@ class AutoscalingRunnerSetReconciler:
         st = status(ars)
         if all(st.get(k) == v for k, v in wanted.items()):
             return ars
-        out: Obj = client.patch_from(ars, mutate(ars, lambda o: o.setdefault("status", {}).update(wanted)),
-                                     subresource="status")
-        return out
+        return patch_status(client, ars, wanted, status_type(c.KIND_ARS))
 
     def _set_phase(self, client: Any, ars: Obj, phase: str) -> Obj:
         return self._patch_status(client, ars, {"phase": phase})

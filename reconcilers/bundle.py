@@ -331,6 +331,7 @@ bundle = Bundle(
     settings_schema=SETTINGS_SCHEMA,
     operation_schemas=OPERATION_SCHEMAS,
     controllers=CONTROLLERS,
+    kinds=c.ARC_KINDS,
     description=(
         "actions-runner-controller's scale-set controllers (autoscalingrunnerset, ephemeralrunnerset, "
         "ephemeralrunner) with a simulated Actions service and listener (shared/ARC_SPEC.md)."

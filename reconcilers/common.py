@@ -89,28 +89,66 @@ def delete_ignore_not_found(client: ClientLike, kind: str, name: str, namespace:
     return True
 
 
+def delete_if_present(client: ClientLike, kind: str, name: str, namespace: str) -> bool:
+    """Delete an object the (cached) client still sees and that is not already being deleted
+    (ARC ``cleanupResources``: Get, then Delete). Returns True when a delete was sent."""
+    obj = get_or_none(client, kind, name, namespace)
+    if obj is None or meta(obj).get("deletionTimestamp"):
+        return False
+    return delete_ignore_not_found(client, kind, name, namespace)
+
+
 def has_finalizer(obj: Obj, finalizer: str) -> bool:
     """``controllerutil.ContainsFinalizer``."""
     return finalizer in (meta(obj).get("finalizers") or ())
 
 
 def patch_finalizers(client: ClientLike, obj: Obj, *, add: Iterable[str] = (), remove: Iterable[str] = ()) -> Obj:
-    """Add/remove finalizers with a merge patch computed from ``obj`` (ARC ``patch`` + controllerutil)."""
-    modified = mutate(obj, lambda o: _edit_finalizers(o, add, remove))
-    return client.patch_from(obj, modified)
+    """Add/remove finalizers with a merge patch (ARC: controllerutil + ``client.MergeFrom``).
 
-
-def _edit_finalizers(obj: Obj, add: Iterable[str], remove: Iterable[str]) -> None:
-    fins = list(obj["metadata"].get("finalizers") or [])
+    The body is the MergeFrom diff: the whole new finalizer list (``null``
+    when it is empty, as ``omitempty`` drops it), nothing else.
+    """
+    before = list(meta(obj).get("finalizers") or [])
+    after = list(before)
     for f in add:
-        if f not in fins:
-            fins.append(f)
+        if f not in after:
+            after.append(f)
     drop = set(remove)
-    fins = [f for f in fins if f not in drop]
-    if fins:
-        obj["metadata"]["finalizers"] = fins
-    else:
-        obj["metadata"].pop("finalizers", None)
+    after = [f for f in after if f not in drop]
+    m = meta(obj)
+    body = {"metadata": {"finalizers": after or None}}
+    out: Obj = client.patch(str(obj.get("kind", "")), m["name"], body, namespace=m.get("namespace"),
+                            api_version=obj.get("apiVersion"))
+    return out
+
+
+def patch_status(client: ClientLike, obj: Obj, values: dict[str, Any], status_type: Any = None, *,
+                 optimistic_lock: bool = False) -> Obj:
+    """Merge-patch ``status`` with ``values`` set (``client.Status().Patch`` with ``client.MergeFrom``).
+
+    The body is the MergeFrom diff of the status before and after, both
+    encoded as a Go client would (``status_type``, the Go type of the kind's
+    status; zero values of omitempty fields become ``null``). Sends nothing and
+    returns ``obj`` when nothing changes.
+    """
+    from fakeapi.gomodel import go_roundtrip
+    from fakeapi.patches import create_merge_patch
+
+    before = dict(obj.get("status") or {})
+    after = {**before, **values}
+    if status_type is not None:
+        before, after = go_roundtrip(before, status_type), go_roundtrip(after, status_type)
+    diff = create_merge_patch(before, after)
+    if not diff:
+        return obj
+    m = meta(obj)
+    body: Obj = {"status": diff}
+    if optimistic_lock:
+        body["metadata"] = {"resourceVersion": m.get("resourceVersion")}
+    out: Obj = client.patch(str(obj.get("kind", "")), m["name"], body, namespace=m.get("namespace"),
+                            api_version=obj.get("apiVersion"), subresource="status")
+    return out
 
 
 def mutate(obj: Obj, fn: Callable[[Obj], None]) -> Obj:

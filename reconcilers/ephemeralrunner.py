@@ -20,8 +20,17 @@ from fakeapi.host.predicates import resource_version_changed
 from . import constants as c
 from .actions_service import ActionsError, ActionsService, is_job_still_running
 from .actions_service import is_not_found as service_not_found
-from .common import Ctx, delete_ignore_not_found, get_or_none, has_finalizer, mutate, patch_finalizers
-from .predicates import owned_pod
+from .common import (
+    Ctx,
+    delete_if_present,
+    delete_ignore_not_found,
+    get_or_none,
+    has_finalizer,
+    patch_finalizers,
+    patch_status,
+)
+from .gotypes import status_type
+from .predicates import owned_pod, primary_runner
 from .resourcebuilder import (
     build_jit_secret,
     build_runner_pod,
@@ -72,10 +81,10 @@ class EphemeralRunnerReconciler:
         self.service = service
 
     def setup(self, host: Any) -> Any:
-        """Register with the host: for EphemeralRunner, owns Pod."""
+        """Register with the host: for EphemeralRunner, owns Pod (ARC's predicates)."""
         return (
             host.controller(self.name)
-            .for_(c.KIND_ER, api_version=c.API_VERSION)
+            .for_(c.KIND_ER, api_version=c.API_VERSION, predicates=primary_runner)
             .owns("Pod", api_version="v1", predicates=owned_pod)
             .with_event_filter(resource_version_changed)
             .complete(self.reconcile)
@@ -95,8 +104,8 @@ class EphemeralRunnerReconciler:
 
         # 2. Done: its pod and secret go; the set deletes the runner.
         if is_done(er):
-            delete_ignore_not_found(client, "Pod", req.name, req.namespace)
-            delete_ignore_not_found(client, "Secret", req.name, req.namespace)
+            delete_if_present(client, "Pod", req.name, req.namespace)
+            delete_if_present(client, "Secret", req.name, req.namespace)
             return None
 
         # 3. Finalizers.
@@ -114,11 +123,7 @@ class EphemeralRunnerReconciler:
             secret = client.create(build_jit_secret(er, jit.runner_id, jit.runner_name, jit.encoded_jit_config))
         rid, rname = secret_runner_id(secret), secret_runner_name(secret)
         if rid and (runner_id(er) != rid or status(er).get("runnerName") != rname):
-
-            def record(o: Obj) -> None:
-                o.setdefault("status", {}).update({"runnerId": rid, "runnerName": rname})
-
-            er = client.patch_from(er, mutate(er, record), subresource="status")
+            er = self._set_status(client, er, {"runnerId": rid, "runnerName": rname})
 
         # 5. Failures: give up after too many; back off before the next pod.
         failures = status(er).get("failures") or {}
@@ -136,12 +141,7 @@ class EphemeralRunnerReconciler:
                 if now < wait_until:
                     return Result(requeue_after=wait_until - now)
             client.create(build_runner_pod(er, req.name))
-            if status(er).get("phase") != c.ER_PHASE_PENDING:
-                client.patch_from(
-                    er,
-                    mutate(er, lambda o: o.setdefault("status", {}).update({"phase": c.ER_PHASE_PENDING})),
-                    subresource="status",
-                )
+            self._set_status(client, er, {"phase": c.ER_PHASE_PENDING})
             return None
         if meta(pod).get("deletionTimestamp"):
             return None
@@ -170,14 +170,9 @@ class EphemeralRunnerReconciler:
             pst = pod.get("status") or {}
             now_text = format_time(ctx.now())
 
-            def fail(o: Obj) -> None:
-                st = o.setdefault("status", {})
-                st["failures"] = {**(st.get("failures") or {}), pod_uid: now_text}
-                st["ready"] = False
-                st["reason"] = pst.get("reason", "")
-                st["message"] = pst.get("message", "")
-
-            client.patch_from(er, mutate(er, fail), subresource="status")
+            failures = {**(status(er).get("failures") or {}), pod_uid: now_text}
+            self._set_status(client, er, {"failures": failures, "ready": False, "reason": pst.get("reason", ""),
+                                          "message": pst.get("message", "")})
             delete_ignore_not_found(client, "Pod", req.name, req.namespace)
             return None
         if (cs.get("state") or {}).get("running") is not None:
@@ -191,12 +186,8 @@ class EphemeralRunnerReconciler:
     # ------------------------------------------------------------------ helpers
 
     def _set_status(self, client: Any, er: Obj, values: dict[str, Any]) -> Obj:
-        st = status(er)
-        if all(st.get(k) == v for k, v in values.items()):
-            return er
-        out: Obj = client.patch_from(er, mutate(er, lambda o: o.setdefault("status", {}).update(values)),
-                                     subresource="status")
-        return out
+        """Merge-patch the runner's status with ``values`` (nothing is sent when nothing changes)."""
+        return patch_status(client, er, values, status_type(c.KIND_ER))
 
     def _jit_config(self, er: Obj) -> Any:
         """Ask the service for a JIT config. A name already registered for this scale set (a
@@ -245,8 +236,8 @@ class EphemeralRunnerReconciler:
             er = patch_finalizers(client, er, remove=[c.FINALIZER_ER_REGISTRATION])
         if not has_finalizer(er, c.FINALIZER_ER):
             return None
-        delete_ignore_not_found(client, "Pod", name, ns)
-        delete_ignore_not_found(client, "Secret", name, ns)
+        delete_if_present(client, "Pod", name, ns)
+        delete_if_present(client, "Secret", name, ns)
         try:
             patch_finalizers(client, er, remove=[c.FINALIZER_ER])
         except ApiError as e:

@@ -26,10 +26,11 @@ from .common import (
     get_or_none,
     has_finalizer,
     list_runners,
-    mutate,
     oldest_first,
     patch_finalizers,
+    patch_status,
 )
+from .gotypes import status_type
 from .predicates import owned_runner
 from .resourcebuilder import build_ephemeral_runner, meta, spec, status
 from .revision import (
@@ -278,13 +279,7 @@ class EphemeralRunnerSetReconciler:
         }
         if all(st.get(k, 0 if k != "phase" else "") == v for k, v in desired.items()):
             return ers
-
-        def apply(o: Obj) -> None:
-            o.setdefault("status", {}).update(desired)
-
-        modified = mutate(ers, apply)
-        out: Obj = ctx.client.patch_from(ers, modified, subresource="status")
-        return out
+        return patch_status(ctx.client, ers, desired, status_type(c.KIND_ERS))
 
     def patch_applied_revision(self, ctx: Ctx, namespace: str, name: str, target: int) -> None:
         """Advance ``status.appliedActionableRevision`` to ``target`` (never lower it), retried on conflict.
@@ -307,13 +302,9 @@ class EphemeralRunnerSetReconciler:
             if applied_revision(latest) == new_applied and st.get("phase") == phase:
                 return
 
-            def apply(o: Obj, applied: int = new_applied, ph: str = phase) -> None:
-                s = o.setdefault("status", {})
-                s["appliedActionableRevision"] = applied
-                s["phase"] = ph
-
+            values = {"appliedActionableRevision": new_applied, "phase": phase}
             try:
-                ctx.client.patch_from(latest, mutate(latest, apply), optimistic_lock=True, subresource="status")
+                patch_status(ctx.client, latest, values, status_type(c.KIND_ERS), optimistic_lock=True)
                 return
             except ApiError as e:
                 if not is_conflict(e):

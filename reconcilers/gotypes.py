@@ -111,3 +111,8 @@ def arc_go_types() -> dict[str, GoType]:
 def listener_spec_type() -> GoType:
     """``AutoscalingListenerSpec``."""
     return arc_go_types()[c.KIND_AL].fields["spec"].type
+
+
+def status_type(kind: str) -> GoType:
+    """The Go type of an ARC kind's ``status``."""
+    return arc_go_types()[kind].fields["status"].type

@@ -91,3 +91,14 @@ def _pod_update(old: Obj, new: Obj) -> bool:
 #: The EphemeralRunner controller's filter on its Pod: uid, deletion, phase, reason, message,
 #: container statuses and the Ready condition.
 owned_pod = Predicate(update=_pod_update)
+
+
+def _primary_update(old: Obj, new: Obj) -> bool:
+    if not equal_reconciled_meta(old, new):
+        return True
+    return bool(old.get("spec") != new.get("spec"))
+
+
+#: The EphemeralRunner controller's filter on its own kind (ARC ``ephemeralRunnerPrimaryPredicate``):
+#: metadata and spec changes; its own status writes and the listener's job assignment are not news.
+primary_runner = Predicate(update=_primary_update)

@@ -39,7 +39,7 @@ def test_unknown_key_names_line_and_nearest_key() -> None:
 def test_unknown_key_deep_in_a_step() -> None:
     p = one_problem("name: a\nsteps:\n  - do: []\n    setle: false\n")
     assert (p.line, p.column) == (4, 5)
-    assert "unknown key `setle` in a step (did you mean `settle`?)" == p.message
+    assert p.message == "unknown key `setle` in a step (did you mean `settle`?)"
 
 
 def test_unknown_key_without_a_close_match_lists_the_valid_keys() -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from test_harness_bundle import WIDGET_CRD
 
 from fakeapi.harness.matcher import ABSENT, UNTYPED, Mismatch, Shape, kind_shape, match, matches
 from fakeapi.kinds import Kind
 from fakeapi.server import APIServer
-from test_harness_bundle import WIDGET_CRD
 
 
 @pytest.fixture(scope="module")

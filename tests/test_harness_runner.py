@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import json
+from typing import Any
 
 from test_harness_bundle import API_VERSION, PREAMBLE, WIDGET_CRD
 

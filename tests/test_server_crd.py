@@ -148,3 +148,12 @@ class TestGenerateName:
         out = api.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": "cfg-",
                                                                                  "namespace": "ns"}})
         assert re.fullmatch(rf"cfg-[{NAME_ALPHABET}]{{5}}", out["metadata"]["name"])
+
+
+def test_register_crd_rejects_other_objects() -> None:
+    api = APIServer()
+    expect_error(lambda: api.register_crd({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}),
+                 400, "BadRequest")
+    expect_error(lambda: api.register_crd({"kind": "CustomResourceDefinition"}), 400, "BadRequest")
+    expect_error(lambda: api.register_crd(widget_crd(scope="Nowhere")), 422, "Invalid")
+    assert api.list("CustomResourceDefinition")["items"] == []

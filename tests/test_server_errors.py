@@ -388,6 +388,10 @@ BAD: list[tuple[str, Req, int, str | None]] = [
     ("finalizer-not-string", lambda a: a.create(_w(finalizers=[1])), 400, "BadRequest"),
     ("ownerrefs-not-list", lambda a: a.create(_w(ownerReferences={"uid": "x"})), 400, "BadRequest"),
     ("generation-not-int", lambda a: a.create(_w(generation="1")), 400, "BadRequest"),
+    ("ownerref-controller-not-bool", lambda a: a.create(_w(ownerReferences=[
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "a", "uid": "u1", "controller": 1}])), 400, "BadRequest"),
+    ("ownerref-name-not-string", lambda a: a.create(_w(ownerReferences=[
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": 5, "uid": "u1"}])), 400, "BadRequest"),
     ("uppercase-name", lambda a: a.create(widget("Bad")), 422, "Invalid"),
     ("name-with-slash", lambda a: a.create(widget("a/b")), 422, "Invalid"),
     ("name-dotdot", lambda a: a.create(widget("..")), 422, "Invalid"),
@@ -574,6 +578,12 @@ BAD: list[tuple[str, Req, int, str | None]] = [
      422, "Invalid"),
     ("watch-bad-rv", lambda a: a.watch("Widget", "ns", resource_version="abc"), 400, "BadRequest"),
     ("watch-unknown-kind", lambda a: a.watch("Gizmo", "ns"), 404, "NotFound"),
+    ("kind-not-a-string", lambda a: a.get(None, "w1", "ns"), 404, "NotFound"),  # type: ignore[arg-type]
+    ("api-version-not-a-string", lambda a: a.list("Widget", "ns", api_version=1), 404, "NotFound"),  # type: ignore[arg-type]
+    ("merge-patch-null", lambda a: a.patch("Widget", "w1", None, namespace="ns"), 400, "BadRequest"),
+    ("merge-patch-scalar", lambda a: a.patch("Widget", "w1", 5, namespace="ns"), 400, "BadRequest"),
+    ("register-crd-not-a-crd", lambda a: a.register_crd(configmap("x")), 400, "BadRequest"),
+    ("register-crd-invalid", lambda a: a.register_crd(_with(widget_crd(), "spec.versions", [])), 422, "Invalid"),
 ]
 
 

@@ -87,10 +87,15 @@ class TestFaults:
         assert api.resource_version == before + 1
         assert api.get("Widget", "w1", "ns")["metadata"]["name"] == "w1"
 
-    def test_crash_after_a_failed_call_raises_the_error(self, api: APIServer) -> None:
+    def test_crash_after_a_failed_call_still_crashes(self, api: APIServer) -> None:
         api.create(widget())
         api.faults.add({"on": {"verb": "create", "actor": "ctrl"}, "crash": "after"})
-        expect_error(lambda: api.create(widget(), actor="ctrl"), 409, "AlreadyExists")
+        before = snapshot(api)
+        with pytest.raises(ControllerCrash) as info:
+            api.create(widget(), actor="ctrl")
+        assert info.value.when == "after"
+        assert snapshot(api) == before
+        assert api.trace.calls[-1].code == 409
 
     def test_stale_rules_are_not_api_errors(self, api: APIServer) -> None:
         api.create(widget())

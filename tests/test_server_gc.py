@@ -176,6 +176,12 @@ class TestNamespaces:
         for ns in ("default", "kube-system", "kube-public", "kube-node-lease"):
             assert api.get("Namespace", ns)["status"]["phase"] == "Active"
 
+    def test_immortal_namespaces(self, api: APIServer) -> None:
+        for ns in ("default", "kube-system", "kube-public"):
+            expect_error(lambda ns=ns: api.delete("Namespace", ns), 403, "Forbidden",
+                         f'namespaces "{ns}" is forbidden: this namespace may not be deleted')
+        api.delete("Namespace", "kube-node-lease")
+
     def test_create_in_missing_namespace(self, api: APIServer) -> None:
         expect_error(lambda: api.create(configmap("c", "nope")), 404, "NotFound", 'namespaces "nope" not found')
 

@@ -176,3 +176,13 @@ class TestStatusSubresource:
         out = api.patch("Widget", "w1", [{"op": "add", "path": "/status", "value": {"x": 2}}], namespace="ns",
                         patch_type="json", subresource="status")
         assert out["status"] == {"x": 2}
+
+
+def test_bool_and_int_are_different_bytes_under_preserve_unknown(api: APIServer) -> None:
+    """Python's ``True == 1``: an untyped field changing from 1 to true is still a real write."""
+    cur = api.create(widget(spec={"extra": {"flag": 1}}))
+    out = api.patch("Widget", "w1", {"spec": {"extra": {"flag": True}}}, namespace="ns")
+    assert out["spec"]["extra"]["flag"] is True
+    assert rv(out) > rv(cur) and _gen(out) == _gen(cur) + 1
+    again = api.patch("Widget", "w1", {"spec": {"extra": {"flag": True}}}, namespace="ns")
+    assert rv(again) == rv(out)

@@ -50,6 +50,8 @@ class Bundle:
     operation_schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Names of the controllers the bundle hosts (for ``crash:`` and ``as:``).
     controllers: tuple[str, ...] = ()
+    #: Kinds the bundle serves (its CRDs' kinds), so the loader can check targets without installing it.
+    kinds: tuple[str, ...] = ()
     description: str = ""
 
 

@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-SCHEMA_ID = "https://fakeapi.dev/schemas/fixture.schema.json"
+SCHEMA_ID = "urn:fakeapi:fixture-format:v1"
 SCHEMA_FILE = Path(__file__).with_name("format.schema.json")
 
 #: A Go ``time.Duration`` string: ``500ms``, ``30s``, ``5m``, ``1h30m`` (or ``0``).

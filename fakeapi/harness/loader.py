@@ -55,6 +55,33 @@ FixtureYamlLoader.add_implicit_resolver("tag:yaml.org,2002:null", re.compile(r"^
 FixtureYamlLoader.add_implicit_resolver("tag:yaml.org,2002:merge", re.compile(r"^(?:<<)$"), ["<"])
 
 _STR = "tag:yaml.org,2002:str"
+
+
+def _fast_resolve(self: Any, kind: Any, value: str, implicit: tuple[bool, bool]) -> str:
+    """``Resolver.resolve`` without path resolvers, memoized for plain scalars."""
+    if kind is ScalarNode:
+        if implicit[0]:
+            tag = _RESOLVED.get(value)
+            if tag is None:
+                tag = _resolve_plain(value)
+                if len(_RESOLVED) < 100_000:
+                    _RESOLVED[value] = tag
+            return tag
+        return _STR
+    return _SEQ if kind is SequenceNode else _MAP
+
+
+def _resolve_plain(value: str) -> str:
+    for tag, regexp in FixtureYamlLoader.yaml_implicit_resolvers.get(value[:1], ()):
+        if regexp.match(value):
+            return str(tag)
+    return _STR
+
+
+_RESOLVED: dict[str, str] = {}
+FixtureYamlLoader.resolve = _fast_resolve
+FixtureYamlLoader.descend_resolver = lambda self, parent, index: None
+FixtureYamlLoader.ascend_resolver = lambda self: None
 _INT = "tag:yaml.org,2002:int"
 _FLOAT = "tag:yaml.org,2002:float"
 _BOOL = "tag:yaml.org,2002:bool"
@@ -77,21 +104,21 @@ class Pos:
 
 @dataclass
 class SourceMap:
-    """Where each node of one case came from: JSON path -> position of its value (and of its key)."""
+    """Where each node of one case came from: JSON path -> (line, column) of its value (and of its key)."""
 
     file: str
     lines: list[str] = field(default_factory=list, repr=False)
-    values: dict[JsonPath, Pos] = field(default_factory=dict, repr=False)
-    keys: dict[JsonPath, Pos] = field(default_factory=dict, repr=False)
+    values: dict[JsonPath, tuple[int, int]] = field(default_factory=dict, repr=False)
+    keys: dict[JsonPath, tuple[int, int]] = field(default_factory=dict, repr=False)
 
     def pos(self, path: Iterable[str | int], *, key: bool = False) -> Pos | None:
         """The position of ``path`` (its key when ``key``), else of its nearest located ancestor."""
         p = tuple(path)
         while True:
             if key and p in self.keys:
-                return self.keys[p]
+                return Pos(*self.keys[p])
             if p in self.values:
-                return self.values[p]
+                return Pos(*self.values[p])
             if not p:
                 return None
             p = p[:-1]
@@ -317,43 +344,56 @@ def _scalar(node: ScalarNode) -> Any:
     raise _YamlProblem(node, f"unsupported YAML tag {tag!r} (fixtures are plain JSON-like YAML)")
 
 
+def _end_line(node: Node) -> int:
+    """The last line (0-based) a node's own text reaches (block scalars end before the next line)."""
+    m = node.end_mark
+    return m.line - 1 if m.column == 0 and m.line > node.start_mark.line else int(m.line)
+
+
+def _last_line(node: Node) -> int:
+    """The last line (0-based) with content of a node: follows the last child down."""
+    last = node.start_mark.line
+    while True:
+        if isinstance(node, ScalarNode) or getattr(node, "flow_style", False) or not node.value:
+            return max(last, _end_line(node))
+        item = node.value[-1]
+        if isinstance(item, tuple):
+            last = max(last, _end_line(item[0]))
+            node = item[1]
+        else:
+            node = item
+
+
 class _Builder:
     """Builds JSON values from a composed YAML node, recording every node's position."""
 
     def __init__(self, sm: SourceMap) -> None:
-        self.sm = sm
+        self.values = sm.values
+        self.keys = sm.keys
         self.active: set[int] = set()
-        self.last = 0  # last content line (0-based)
-
-    def _end(self, node: Node) -> None:
-        m = node.end_mark
-        line = m.line - 1 if m.column == 0 and m.line > node.start_mark.line else m.line
-        if line > self.last:
-            self.last = line
 
     def build(self, node: Node, path: JsonPath) -> Any:
-        self.sm.values[path] = _pos(node.start_mark)
-        if isinstance(node, ScalarNode):
-            self._end(node)
-            return _scalar(node)
-        if id(node) in self.active:
+        m = node.start_mark
+        self.values[path] = (m.line + 1, m.column + 1)
+        cls = type(node)
+        if cls is ScalarNode:
+            return _scalar(node)  # type: ignore[arg-type]
+        nid = id(node)
+        if nid in self.active:
             raise _YamlProblem(node, "recursive YAML alias")
-        self.active.add(id(node))
+        self.active.add(nid)
         try:
-            if isinstance(node, SequenceNode):
+            if cls is SequenceNode:
                 if node.tag != _SEQ:
                     raise _YamlProblem(node, f"unsupported YAML tag {node.tag!r}")
-                if node.flow_style or not node.value:
-                    self._end(node)
-                return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
-            if isinstance(node, MappingNode):
+                build = self.build
+                return [build(item, (*path, i)) for i, item in enumerate(node.value)]
+            if cls is MappingNode:
                 if node.tag != _MAP:
                     raise _YamlProblem(node, f"unsupported YAML tag {node.tag!r}")
-                if node.flow_style or not node.value:
-                    self._end(node)
-                return self._mapping(node, path)
+                return self._mapping(node, path)  # type: ignore[arg-type]
         finally:
-            self.active.discard(id(node))
+            self.active.discard(nid)
         raise _YamlProblem(node, "unsupported YAML node")
 
     def _pairs(self, node: MappingNode) -> list[tuple[Node, Node, bool]]:
@@ -374,21 +414,33 @@ class _Builder:
     def _mapping(self, node: MappingNode, path: JsonPath) -> dict[str, Any]:
         out: dict[str, Any] = {}
         own: dict[str, Node] = {}
-        for k, v, from_merge in self._pairs(node):
-            if not isinstance(k, ScalarNode):
+        pairs = node.value
+        if any(k.tag == _MERGE for k, _ in pairs):
+            triples = self._pairs(node)
+        else:
+            triples = [(k, v, False) for k, v in pairs]
+        keys = self.keys
+        build = self.build
+        for k, v, from_merge in triples:
+            if type(k) is not ScalarNode:
                 raise _YamlProblem(k, "a mapping key must be a plain scalar")
-            kv = _scalar(k)
-            key = kv if isinstance(kv, str) else ("true" if kv is True else "false" if kv is False else
-                                                   "null" if kv is None else str(kv))
+            key = k.value if k.tag == _STR else _key_text(_scalar(k))
             if not from_merge:
                 if key in own:
                     first = own[key].start_mark.line + 1
                     raise _YamlProblem(k, f"duplicate key `{key}` (first at line {first})")
                 own[key] = k
             sub = (*path, key)
-            self.sm.keys[sub] = _pos(k.start_mark)
-            out[key] = self.build(v, sub)
+            m = k.start_mark
+            keys[sub] = (m.line + 1, m.column + 1)
+            out[key] = build(v, sub)
         return out
+
+
+def _key_text(v: Any) -> str:
+    if isinstance(v, str):
+        return v
+    return "true" if v is True else "false" if v is False else "null" if v is None else str(v)
 
 
 # ---------------------------------------------------------------------------- schema validation
@@ -595,7 +647,7 @@ def bundle_kinds(bundle: Bundle) -> frozenset[str] | None:
         return _BUNDLE_KINDS[bundle.name]
     declared = getattr(bundle, "kinds", None)
     result: frozenset[str] | None
-    if declared is not None:
+    if declared:
         result = frozenset(declared)
     else:
         try:
@@ -869,23 +921,8 @@ def _problem(sm: SourceMap, path: JsonPath, at_key: bool, message: str) -> Probl
 def _expect_lines(node: MappingNode) -> tuple[int, int] | None:
     for k, v in node.value:
         if isinstance(k, ScalarNode) and k.value == "expect":
-            b = _Builder(SourceMap(""))
-            b.last = k.start_mark.line
-            _walk_ends(b, v)
-            return k.start_mark.line, b.last
+            return k.start_mark.line, max(k.start_mark.line, _last_line(v))
     return None
-
-
-def _walk_ends(b: _Builder, node: Node) -> None:
-    if isinstance(node, ScalarNode) or getattr(node, "flow_style", False) or not node.value:
-        b._end(node)
-        return
-    for item in node.value:
-        if isinstance(item, tuple):
-            _walk_ends(b, item[0])
-            _walk_ends(b, item[1])
-        else:
-            _walk_ends(b, item)
 
 
 def iter_documents(text: str, file: str) -> Iterator[tuple[Node, SourceMap, Any, int]]:
@@ -903,7 +940,7 @@ def iter_documents(text: str, file: str) -> Iterator[tuple[Node, SourceMap, Any,
                 pos = _pos(e.mark) if e.mark is not None else None
                 raise LoadError([Problem(file, pos.line if pos else None, pos.column if pos else None, e.message,
                                          sm.excerpt(pos) if pos else "")]) from None
-            yield node, sm, value, b.last
+            yield node, sm, value, _last_line(node)
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         pos = _pos(mark) if mark is not None else None

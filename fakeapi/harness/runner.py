@@ -234,6 +234,8 @@ class CaseRun:
         if self.timeline:
             host.after_reconcile.append(lambda rec: self._scan_phases())
         self._given()
+        if self.timeline:
+            self._scan_phases()
         self.result.case_mark = api.trace.mark()
         self._settle(True, "given", ("given",))
         mark = self.result.case_mark

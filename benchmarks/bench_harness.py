@@ -1,0 +1,192 @@
+"""Harness overhead: per-case cost and collection time of many fixture files.
+
+Run: ``python benchmarks/bench_harness.py`` (``--files N`` to change the 500).
+
+Prints, measured on this machine in this run:
+
+- per-case overhead: parse and validate a case, build a fresh API server and
+  host, store ``given``, settle, check one expectation, no steps (target
+  ≤ 5 ms), with its parts;
+- collection time of N generated fixture files (target ≤ 2 s for 500), both
+  in-process (load + validate every file) and as ``pytest --collect-only``
+  in a subprocess (pytest's own start-up included);
+- for reference, one full run of the shipped ARC example when the ``arc``
+  bundle is installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from fakeapi.harness.loader import load_file, load_text  # noqa: E402
+from fakeapi.harness.runner import run_case  # noqa: E402
+
+SMALL_CASE = """\
+name: a namespace and a config map
+tags: [bench]
+given:
+  - {apiVersion: v1, kind: Namespace, metadata: {name: demo}}
+  - {apiVersion: v1, kind: ConfigMap, metadata: {name: c, namespace: demo}, data: {k: v}}
+expect:
+  - object: {kind: ConfigMap, metadata: {name: c, namespace: demo}, data: {k: v}}
+"""
+
+FILE_TEMPLATE = """\
+# yaml-language-server: $schema=../fixture.schema.json
+name: generated case {i} creates a widget
+description: a generated case of realistic size
+tags: [generated]
+given:
+  - {{apiVersion: v1, kind: Namespace, metadata: {{name: ns{i}}}}}
+  - apiVersion: apiextensions.k8s.io/v1
+    kind: CustomResourceDefinition
+    metadata: {{name: widgets.example.com}}
+    spec:
+      group: example.com
+      names: {{kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}}
+      scope: Namespaced
+      versions:
+        - name: v1
+          served: true
+          storage: true
+          subresources: {{status: {{}}}}
+          schema:
+            openAPIV3Schema:
+              type: object
+              properties:
+                spec: {{type: object, properties: {{replicas: {{type: integer}}}}}}
+                status: {{type: object, properties: {{ready: {{type: boolean}}}}}}
+steps:
+  - name: create it
+    do:
+      - create: {{apiVersion: example.com/v1, kind: Widget, metadata: {{name: w{i}, namespace: ns{i}}}, spec: {{replicas: {i}}}}}
+      - status: {{kind: Widget, namespace: ns{i}, name: w{i}, status: {{ready: true}}}}
+    expect:
+      - object: {{kind: Widget, metadata: {{name: w{i}, namespace: ns{i}}}, status: {{ready: true}}}}
+  - do:
+      - patch: {{kind: Widget, namespace: ns{i}, name: w{i}, patch: {{spec: {{replicas: 0}}}}}}
+      - advance: 5m
+    settle: {{for: 1m}}
+expect:
+  - object: {{kind: Widget, metadata: {{name: w{i}, namespace: ns{i}}}, spec: {{replicas: {{$lte: 0}}}}}}
+  - count: {{kind: Widget, namespace: ns{i}, equals: 1}}
+  - calls: {{verb: patch, kind: Widget, since: case, equals: 2}}
+---
+name: generated case {i} second document
+given:
+  - {{apiVersion: v1, kind: Namespace, metadata: {{name: other{i}}}}}
+expect:
+  - absent: {{kind: ConfigMap, namespace: other{i}, name: nothing}}
+"""
+
+
+def timed(fn: Callable[[], object], repeat: int) -> list[float]:
+    """Wall times of ``repeat`` calls, in seconds."""
+    out = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def ms(xs: list[float]) -> str:
+    """Median and p90 in milliseconds."""
+    xs = sorted(xs)
+    return f"median {statistics.median(xs) * 1e3:.2f} ms, p90 {xs[int(len(xs) * 0.9)] * 1e3:.2f} ms"
+
+
+def per_case(repeat: int) -> None:
+    from fakeapi.host import Host
+    from fakeapi.server import APIServer
+
+    case = load_text(SMALL_CASE, "bench.yaml")[0]
+    assert run_case(case).passed
+    load = timed(lambda: load_text(SMALL_CASE, "bench.yaml"), repeat)
+    server = timed(lambda: Host(APIServer()), repeat)
+    run = timed(lambda: run_case(case), repeat)
+    total = timed(lambda: run_case(load_text(SMALL_CASE, "bench.yaml")[0]), repeat)
+    print("per-case overhead (no steps; target <= 5 ms):")
+    print(f"  load + validate one case       {ms(load)}")
+    print(f"  build API server + host        {ms(server)}")
+    print(f"  run (given, settle, 1 expect)  {ms(run)}")
+    print(f"  total: load + run              {ms(total)}")
+
+
+def collection(n: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        cases = root / "cases"
+        cases.mkdir()
+        for i in range(n):
+            (cases / f"case_{i:04d}.yaml").write_text(FILE_TEMPLATE.format(i=i))
+        files = sorted(cases.glob("*.yaml"))
+        rounds = []
+        count = 0
+        for _ in range(3):  # best of three: the machine may be busy
+            t0 = time.perf_counter()
+            count = sum(len(load_file(f)) for f in files)
+            rounds.append(time.perf_counter() - t0)
+        in_process = min(rounds)
+        (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\nfakeapi_fixtures = ["cases/**/*.yaml"]\n')
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+        from importlib.metadata import entry_points
+
+        plugin = [] if any(ep.value == "fakeapi.harness.plugin" for ep in entry_points(group="pytest11")) else [
+            "-p", "fakeapi.harness.plugin"]
+        base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *plugin]
+        t0 = time.perf_counter()
+        subprocess.run([*base, "--version"], cwd=root, env=env, capture_output=True, check=True)
+        startup = time.perf_counter() - t0
+        collect = float("inf")
+        last = ""
+        for _ in range(2):
+            t0 = time.perf_counter()
+            proc = subprocess.run([*base, "--collect-only"], cwd=root, env=env, capture_output=True, text=True)
+            took = time.perf_counter() - t0
+            if took < collect:
+                collect = took
+                last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-300:]
+        print(f"collection of {n} generated fixture files ({count} cases; target <= 2 s for 500):")
+        print(f"  in-process load + validate     {in_process:.3f} s ({in_process / n * 1e3:.2f} ms per file)")
+        print(f"  pytest --collect-only, whole   {collect:.3f} s (pytest's own figure: {last})")
+        print(f"  pytest start-up (--version)    {startup:.3f} s")
+
+
+def arc_example() -> None:
+    from fakeapi.harness.bundles import get_bundle
+
+    path = ROOT.parent / "shared" / "examples" / "arc_two_jobs.yaml"
+    if not path.exists() or get_bundle("arc") is None:
+        print("ARC example: skipped (arc bundle or example not available)")
+        return
+    case = load_file(path)[0]
+    run_case(case)
+    runs = timed(lambda: run_case(case), 20)
+    print(f"ARC example (two jobs, {len(case.steps)} steps): {ms(runs)}")
+
+
+def main() -> None:
+    """Print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=500)
+    parser.add_argument("--repeat", type=int, default=200)
+    args = parser.parse_args()
+    per_case(args.repeat)
+    collection(args.files)
+    arc_example()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""The fixture harness: YAML cases (shared/FIXTURE_FORMAT.md) run on a fresh server and host.
+
+Modules, one job each:
+
+- :mod:`~fakeapi.harness.loader`: YAML with positions, validation (closed schema + case checks) -> :class:`Case`
+- :mod:`~fakeapi.harness.formatschema`: the JSON Schema of the format (shipped as ``format.schema.json``)
+- :mod:`~fakeapi.harness.runner`: running a case -> :class:`CaseResult`
+- :mod:`~fakeapi.harness.targets`: resolving targets by reading the store (untraced)
+- :mod:`~fakeapi.harness.matcher`: partial matching with Go semantics, merge-key lists, markers
+- :mod:`~fakeapi.harness.report`: failure reports
+- :mod:`~fakeapi.harness.robustness`: crash/conflict variants per controller write
+- :mod:`~fakeapi.harness.record`: writing the actual end state into ``expect``
+- :mod:`~fakeapi.harness.plugin`: the pytest plugin (entry point ``pytest11: fakeapi``)
+- :mod:`~fakeapi.harness.bundles`: bundles of controllers, simulators, operations and invariants
+
+Use from Python::
+
+    from fakeapi.harness import load_file, run_case, render_failure
+
+    for case in load_file("fixtures/demo.yaml"):
+        result = run_case(case)
+        if not result.passed:
+            print(render_failure(result))
+"""
+
+from __future__ import annotations
+
+from .bundles import Bundle, OpContext, available_bundles, get_bundle, register_bundle
+from .formatschema import build_schema, schema_text
+from .loader import Case, LoadError, Problem, SourceMap, Step, load_file, load_text, validate
+from .matcher import ABSENT, Mismatch, Shape, kind_shape, match, matches
+from .record import record_file, recorded_expectations
+from .report import render_failure, strip_noise, summary_line
+from .robustness import Plan, controller_writes, plan_variants
+from .runner import CaseResult, Failure, Variant, run_case
+from .targets import StateReader, TargetError, resolve
+
+__all__ = [
+    "ABSENT",
+    "Bundle",
+    "Case",
+    "CaseResult",
+    "Failure",
+    "LoadError",
+    "Mismatch",
+    "OpContext",
+    "Plan",
+    "Problem",
+    "Shape",
+    "SourceMap",
+    "StateReader",
+    "Step",
+    "TargetError",
+    "Variant",
+    "available_bundles",
+    "build_schema",
+    "controller_writes",
+    "get_bundle",
+    "kind_shape",
+    "load_file",
+    "load_text",
+    "match",
+    "matches",
+    "plan_variants",
+    "record_file",
+    "recorded_expectations",
+    "register_bundle",
+    "render_failure",
+    "resolve",
+    "run_case",
+    "schema_text",
+    "strip_noise",
+    "summary_line",
+    "validate",
+]

@@ -1,0 +1,171 @@
+"""The ``fakeapi`` command: run, timeline, -k, schema, exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from pathlib import Path
+
+import pytest
+from test_harness_bundle import PREAMBLE
+
+from fakeapi.cli import (
+    SUBCOMMANDS,
+    KeywordError,
+    build_parser,
+    fixture_files,
+    keyword_matcher,
+    main,
+    register_subcommand,
+)
+from fakeapi.harness.formatschema import build_schema, schema_text
+
+PASSING = "name: widgets scale\n" + PREAMBLE + """\
+  - {apiVersion: toy.example.com/v1, kind: Widget, metadata: {name: w, namespace: ns}, spec: {replicas: 2}}
+steps:
+  - name: scale to three
+    do:
+      - toy.scale: {name: w, namespace: ns, replicas: 3}
+  - do:
+      - advance: 2m
+expect:
+  - count: {kind: ConfigMap, namespace: ns, equals: 3}
+---
+name: nothing happens
+"""
+
+FAILING = "name: a failing case\n" + PREAMBLE + "expect:\n  - count: {kind: ConfigMap, namespace: ns, equals: 9}\n"
+
+ROBUST = "name: robust widget\nrobustness: {crash_after_each_write: true}\n" + PREAMBLE + """\
+  - {apiVersion: toy.example.com/v1, kind: Widget, metadata: {name: w, namespace: ns}, spec: {replicas: 1}}
+"""
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    (tmp_path / "fx" / "deep").mkdir(parents=True)
+    (tmp_path / "fx" / "ok.yaml").write_text(PASSING)
+    (tmp_path / "fx" / "deep" / "robust.yml").write_text(ROBUST)
+    (tmp_path / "fx" / ".hidden").mkdir()
+    (tmp_path / "fx" / ".hidden" / "x.yaml").write_text("broken: [")
+    return tmp_path
+
+
+def cli(*args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    ns = build_parser().parse_args(list(args))
+    code = ns.handler(ns, out)
+    return code, out.getvalue()
+
+
+def test_run_prints_a_line_per_case_and_a_summary(tree: Path) -> None:
+    code, out = cli("run", str(tree / "fx"))
+    lines = out.splitlines()
+    assert code == 0, out
+    assert lines[0].startswith("PASS  ") and "deep/robust.yml::robust widget  (" in lines[0]
+    assert lines[1].startswith("PASS  ") and "robust widget[crash@1]" in lines[1]
+    assert lines[2].startswith("PASS  ") and "robust widget[crash@2]" in lines[2]
+    assert "ok.yaml::widgets scale  (4 reconciles, " in lines[3]
+    assert ", 2m0s virtual, " in lines[3] and lines[3].endswith(" ms)")
+    assert "ok.yaml::nothing happens  (0 reconciles, " in lines[4]
+    assert lines[-1].startswith("5 passed, 0 failed in ")
+
+
+def test_run_fails_with_the_report_and_exit_status_1(tree: Path) -> None:
+    (tree / "fx" / "bad.yaml").write_text(FAILING)
+    code, out = cli("run", str(tree / "fx" / "bad.yaml"), str(tree / "fx" / "ok.yaml"), "--no-robustness")
+    assert code == 1
+    assert "FAIL  " in out and "bad.yaml::a failing case" in out
+    assert "    final expectations:" in out
+    assert "bad.yaml:6  expected 9, got 0 of ConfigMap in ns" in out
+    assert out.splitlines()[-1].startswith("2 passed, 1 failed in ")
+
+
+def test_run_reports_broken_files(tree: Path) -> None:
+    (tree / "fx" / "broken.yaml").write_text("name: x\nstepz: []\n")
+    code, out = cli("run", str(tree / "fx" / "broken.yaml"))
+    assert code == 1
+    assert "broken.yaml:2:1: unknown key `stepz` in the case (did you mean `steps`?)" in out
+    assert out.splitlines()[-1].startswith("0 passed, 0 failed, 1 broken file in ")
+
+
+def test_k_selects_cases(tree: Path) -> None:
+    code, out = cli("run", str(tree / "fx"), "-k", "widget and not robust")
+    assert code == 0
+    assert "widgets scale" in out and "robust" not in out and "nothing happens" not in out
+    code, out = cli("run", str(tree / "fx"), "-k", "(nothing or scale) and not widget")
+    assert "nothing happens" in out and out.count("PASS") == 1
+    code, out = cli("run", str(tree / "fx"), "-k", "nomatch")
+    assert code == 5
+
+
+@pytest.mark.parametrize("expr", ["a and", "(a", "a b", "and a", ")"])
+def test_bad_keyword_expressions(expr: str) -> None:
+    with pytest.raises(KeywordError):
+        keyword_matcher(expr)
+
+
+def test_keyword_matcher() -> None:
+    m = keyword_matcher("Widget or (gadget and not broken)")
+    assert m("the widgets") and m("a gadget") and not m("broken gadget") and not m("other")
+    assert keyword_matcher("")("anything")
+
+
+def test_timeline_shows_steps_reconciles_calls_and_phases(tree: Path) -> None:
+    code, out = cli("run", str(tree / "fx"), "--timeline", "widgets scale")
+    assert code == 0
+    assert out.startswith("== widgets scale (")
+    assert "harness: step 1 (scale to three) begins" in out
+    assert "harness: do toy.scale" in out
+    assert "reconcile #" in out and "widget ns/w -> done" in out
+    assert "    2026-01-01T00:00:00Z #" in out and "widget: create ConfigMap ns/w-2 -> 201" in out
+    assert "phase: Widget ns/w: (none) -> Ready" in out
+    assert "harness: do advance 2m" in out
+    assert out.splitlines()[-1].startswith("PASS  ")
+    code, out = cli("run", str(tree / "fx"), "--timeline", "no such case")
+    assert code == 5
+
+
+def test_schema_command(tmp_path: Path) -> None:
+    code, out = cli("schema")
+    assert code == 0 and json.loads(out) == build_schema()
+    target = tmp_path / "s" / "fixture.schema.json"
+    code, out = cli("schema", "-o", str(target))
+    assert target.read_text() == schema_text()
+    assert "yaml-language-server: $schema=" in out
+    code, out = cli("schema", "--bundles")
+    assert "toy.scale" in json.loads(out)["$defs"]["operation"]["properties"]
+
+
+def test_main_without_a_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "run" in capsys.readouterr().out
+
+
+def test_main_runs_a_command(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(tree / "fx" / "ok.yaml")]) == 0
+    assert "2 passed, 0 failed" in capsys.readouterr().out
+
+
+def test_subcommands_are_pluggable() -> None:
+    seen: list[str] = []
+
+    def add(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--port", type=int, default=1)
+
+    def handle(ns: argparse.Namespace) -> int:
+        seen.append(f"port={ns.port}")
+        return 0
+
+    register_subcommand("demo-serve", add, handle, "a test subcommand")
+    try:
+        assert main(["demo-serve", "--port", "8"]) == 0
+        assert seen == ["port=8"]
+    finally:
+        del SUBCOMMANDS["demo-serve"]
+
+
+def test_fixture_files_order_and_hidden(tree: Path) -> None:
+    files = fixture_files([str(tree / "fx")])
+    assert [f.name for f in files] == ["robust.yml", "ok.yaml"]
