@@ -11,9 +11,15 @@ values they decode to (reference §7.3):
 - quantities compare by value (``1000m == "1" == 1``), times by instant,
   IntOrString by kind and value (``1 != "1"``).
 
-Without a type (unstructured content): ``null``, ``[]``, ``{}`` and an absent key
-are all equal; everything else compares strictly, except that JSON numbers
-compare by value (``1 == 1.0``) and a bool never equals a number.
+Without a type (unstructured content, ``map[string]interface{}`` in Go) the
+comparison is strict, as Go's is there: ``[]`` differs from an absent key and a
+``null`` value differs from an absent key (map lengths differ); JSON numbers
+compare by value (``1 == 1.0``) and a bool never equals a number. The server
+uses this for the generation rule of custom resources.
+
+:func:`loose_equal` is the fixture matcher's rule for values it has no Go type
+for (shared/FIXTURE_FORMAT.md "Matching rules"): ``null``, ``[]``, ``{}`` and an
+absent key are all equal, as they are to a Go controller reading typed fields.
 """
 
 from __future__ import annotations
@@ -27,11 +33,35 @@ from .quantity import parse_quantity
 def semantic_equal(a: Any, b: Any, t: GoType | None = None) -> bool:
     """``apiequality.Semantic.DeepEqual`` of ``a`` and ``b`` decoded into Go type ``t``.
 
-    ``t=None`` compares unstructured JSON (see the module docstring).
+    ``t=None`` compares unstructured JSON strictly (see the module docstring).
     """
     if t is None:
-        return _ueq(a, b)
+        return _strict_ueq(a, b)
     return _veq(a, b, t)
+
+
+def loose_equal(a: Any, b: Any) -> bool:
+    """Unstructured equality where ``null``, ``[]``, ``{}`` and an absent key are all equal.
+
+    What a Go controller sees through typed fields, used by the fixture matcher where
+    it has no Go type for a value.
+    """
+    return _ueq(a, b)
+
+
+def _strict_ueq(a: Any, b: Any) -> bool:
+    ta, tb = type(a), type(b)
+    if ta is dict:
+        if tb is not dict or len(a) != len(b):
+            return False
+        return all(k in b and _strict_ueq(v, b[k]) for k, v in a.items())
+    if ta is list:
+        return tb is list and len(a) == len(b) and all(_strict_ueq(x, y) for x, y in zip(a, b))
+    if ta is bool or tb is bool:
+        return ta is tb and a == b
+    if (ta is int or ta is float) and (tb is int or tb is float):
+        return bool(a == b)
+    return ta is tb and bool(a == b)
 
 
 def _ueq(a: Any, b: Any) -> bool:

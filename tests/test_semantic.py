@@ -19,7 +19,7 @@ from fakeapi.gomodel import (
     slice_of,
     struct,
 )
-from fakeapi.semantic import semantic_equal
+from fakeapi.semantic import loose_equal, semantic_equal
 
 POD = builtin_go_type("Pod")
 CONTAINER = builtin_go_type("io.k8s.api.core.v1.Container")
@@ -96,28 +96,32 @@ def test_typed_hand_built(name: str, a: dict[str, Any], b: dict[str, Any], equal
     assert semantic_equal(b, a, T) is equal
 
 
-UNSTRUCTURED: list[tuple[str, Any, Any, bool]] = [
-    ("null vs []", None, [], True),
-    ("null vs {}", None, {}, True),
-    ("absent key vs null", {"a": 1}, {"a": 1, "b": None}, True),
-    ("absent key vs []", {}, {"items": []}, True),
-    ("nested empties", {"a": {"b": None}}, {}, True),
-    ("bool vs int", {"a": True}, {"a": 1}, False),
-    ("false vs 0", False, 0, False),
-    ("int vs float", 1, 1.0, True),
-    ("strings strict", "1", 1, False),
-    ("absent vs zero scalar", {}, {"a": 0}, False),
-    ("absent vs empty string", {}, {"a": ""}, False),
-    ("lists elementwise", [1, {"a": None}], [1, {}], True),
-    ("list length", [1], [1, 2], False),
-    ("different values", {"a": "x"}, {"a": "y"}, False),
+#: (name, a, b, loose_equal (the matcher's rule), semantic_equal without a type (Go on unstructured))
+UNSTRUCTURED: list[tuple[str, Any, Any, bool, bool]] = [
+    ("null vs []", None, [], True, False),
+    ("null vs {}", None, {}, True, False),
+    ("absent key vs null", {"a": 1}, {"a": 1, "b": None}, True, False),
+    ("absent key vs []", {}, {"items": []}, True, False),
+    ("nested empties", {"a": {"b": None}}, {}, True, False),
+    ("bool vs int", {"a": True}, {"a": 1}, False, False),
+    ("false vs 0", False, 0, False, False),
+    ("int vs float", 1, 1.0, True, True),
+    ("strings strict", "1", 1, False, False),
+    ("absent vs zero scalar", {}, {"a": 0}, False, False),
+    ("absent vs empty string", {}, {"a": ""}, False, False),
+    ("lists elementwise", [1, {"a": None}], [1, {}], True, False),
+    ("list length", [1], [1, 2], False, False),
+    ("different values", {"a": "x"}, {"a": "y"}, False, False),
+    ("same nested", {"a": [1, {"b": "c"}]}, {"a": [1, {"b": "c"}]}, True, True),
 ]
 
 
-@pytest.mark.parametrize(("name", "a", "b", "equal"), UNSTRUCTURED, ids=[c[0] for c in UNSTRUCTURED])
-def test_unstructured(name: str, a: Any, b: Any, equal: bool) -> None:
-    assert semantic_equal(a, b) is equal
-    assert semantic_equal(b, a) is equal
+@pytest.mark.parametrize(("name", "a", "b", "loose", "strict"), UNSTRUCTURED, ids=[c[0] for c in UNSTRUCTURED])
+def test_unstructured(name: str, a: Any, b: Any, loose: bool, strict: bool) -> None:
+    assert loose_equal(a, b) is loose
+    assert loose_equal(b, a) is loose
+    assert semantic_equal(a, b) is strict
+    assert semantic_equal(b, a) is strict
 
 
 def test_whole_pod_after_server_defaults_vs_client_copy() -> None:

@@ -109,10 +109,14 @@ def is_marker(value: Any) -> bool:
 
 def _semantic() -> Callable[..., bool] | None:
     try:
-        from ..semantic import semantic_equal
+        from ..semantic import loose_equal, semantic_equal
     except ImportError:  # pragma: no cover - semantic equality not available yet
         return None
-    return semantic_equal
+
+    def equal(a: Any, b: Any, t: Any) -> bool:
+        return semantic_equal(a, b, t) if t is not None else loose_equal(a, b)
+
+    return equal
 
 
 def _plain_equal(a: Any, b: Any) -> bool:
