@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from .quantity import format_quantity, parse_quantity, quantity_format
@@ -219,14 +220,26 @@ def _requests_from_limits(c: JSONDict) -> None:
 def _round_resource_list(rl: JSONDict) -> None:
     """``SetDefaults_ResourceList``: values are rounded up to milli precision."""
     for k, v in rl.items():
-        try:
-            q = parse_quantity(v)
-        except ValueError:
-            continue
-        milli = q * 1000
-        if milli.denominator != 1:
-            rounded = math.ceil(milli) if milli > 0 else -math.ceil(-milli)
-            rl[k] = format_quantity(Fraction(rounded, 1000), quantity_format(v))
+        r = _rounded_text(v) if type(v) is str else _rounded(v)
+        if r is not None:
+            rl[k] = r
+
+
+def _rounded(v: Any) -> str | None:
+    """``v`` rounded up to milli precision, or None when it needs no rounding (or is not a quantity)."""
+    try:
+        q = parse_quantity(v)
+    except ValueError:
+        return None
+    milli = q * 1000
+    if milli.denominator == 1:
+        return None
+    rounded = math.ceil(milli) if milli > 0 else -math.ceil(-milli)
+    return format_quantity(Fraction(rounded, 1000), quantity_format(v))
+
+
+#: :func:`_rounded` of a string (strings only: ``1``, ``1.0`` and ``True`` would share a cache key).
+_rounded_text = lru_cache(maxsize=4096)(_rounded)
 
 
 def image_tag(image: Any) -> str:
@@ -234,7 +247,14 @@ def image_tag(image: Any) -> str:
 
     A digest without a tag gives "" (so ``IfNotPresent``); an unparsable reference gives "".
     """
-    if not isinstance(image, str) or not image or image != image.strip() or any(c.isupper() for c in _repo(image)):
+    if not isinstance(image, str):
+        return ""
+    return _image_tag(image)
+
+
+@lru_cache(maxsize=4096)
+def _image_tag(image: str) -> str:
+    if not image or image != image.strip() or any(c.isupper() for c in _repo(image)):
         return ""
     name, _, digest = image.partition("@")
     last = name.rsplit("/", 1)[-1]
@@ -255,11 +275,21 @@ def _repo(image: str) -> str:
 _QOS_RESOURCES = ("cpu", "memory")
 
 
-def _positive(v: Any) -> bool:
+def _amount(v: Any) -> int | Fraction | None:
+    """A quantity in nano units (exact: every parsed quantity is a whole number of nanos); None unless > 0."""
     try:
-        return parse_quantity(v) > 0
+        q = parse_quantity(v)
     except ValueError:
-        return False
+        return None
+    if q <= 0:
+        return None
+    n = q * _NANOS
+    return n.numerator if n.denominator == 1 else n
+
+
+_NANOS = 10**9
+#: :func:`_amount` of a string (strings only: ``1``, ``1.0`` and ``True`` would share a cache key).
+_amount_text = lru_cache(maxsize=4096)(_amount)
 
 
 def pod_qos_class(spec: JSONDict) -> str:
@@ -267,8 +297,8 @@ def pod_qos_class(spec: JSONDict) -> str:
 
     Pod-level ``spec.resources``, when set, decides alone (PodLevelResources).
     """
-    requests: dict[str, Fraction] = {}
-    limits: dict[str, Fraction] = {}
+    requests: dict[str, int | Fraction] = {}
+    limits: dict[str, int | Fraction] = {}
     guaranteed = True
     pod_res = spec.get("resources")
     if type(pod_res) is dict and (pod_res.get("requests") or pod_res.get("limits")):
@@ -281,14 +311,20 @@ def pod_qos_class(spec: JSONDict) -> str:
         req = res.get("requests") or {}
         lim = res.get("limits") or {}
         for name in _QOS_RESOURCES:
-            if name in req and _positive(req[name]):
-                requests[name] = requests.get(name, Fraction(0)) + parse_quantity(req[name])
-        found: set[str] = set()
+            if name in req:
+                v = req[name]
+                a = _amount_text(v) if type(v) is str else _amount(v)
+                if a is not None:
+                    requests[name] = requests.get(name, 0) + a
+        found = 0
         for name in _QOS_RESOURCES:
-            if name in lim and _positive(lim[name]):
-                found.add(name)
-                limits[name] = limits.get(name, Fraction(0)) + parse_quantity(lim[name])
-        if found != set(_QOS_RESOURCES):
+            if name in lim:
+                v = lim[name]
+                a = _amount_text(v) if type(v) is str else _amount(v)
+                if a is not None:
+                    found += 1
+                    limits[name] = limits.get(name, 0) + a
+        if found != len(_QOS_RESOURCES):
             guaranteed = False
     if not requests and not limits:
         return "BestEffort"
