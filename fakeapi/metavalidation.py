@@ -19,6 +19,7 @@ import json
 import re
 from collections.abc import Mapping
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from .errors import (
@@ -197,7 +198,7 @@ _LABEL_VALUE_MSG = (
 )
 
 
-def is_dns1123_label(value: str) -> list[str]:
+def _is_dns1123_label(value: str) -> list[str]:
     """``IsDNS1123Label``: ≤ 63, ``[a-z0-9]([-a-z0-9]*[a-z0-9])?``."""
     errs: list[str] = []
     if _blen(value) > 63:
@@ -210,7 +211,7 @@ def is_dns1123_label(value: str) -> list[str]:
     return errs
 
 
-def is_dns1123_subdomain(value: str) -> list[str]:
+def _is_dns1123_subdomain(value: str) -> list[str]:
     """``IsDNS1123Subdomain``: ≤ 253, dot-separated DNS-1123 labels."""
     errs: list[str] = []
     if _blen(value) > 253:
@@ -220,7 +221,7 @@ def is_dns1123_subdomain(value: str) -> list[str]:
     return errs
 
 
-def is_dns1035_label(value: str) -> list[str]:
+def _is_dns1035_label(value: str) -> list[str]:
     """``IsDNS1035Label``: ≤ 63, ``[a-z]([-a-z0-9]*[a-z0-9])?``."""
     errs: list[str] = []
     if _blen(value) > 63:
@@ -230,7 +231,7 @@ def is_dns1035_label(value: str) -> list[str]:
     return errs
 
 
-def is_qualified_name(value: str) -> list[str]:
+def _is_qualified_name(value: str) -> list[str]:
     """``IsQualifiedName`` (= ``content.IsLabelKey``): ``[prefix/]name``."""
     errs: list[str] = []
     parts = value.split("/")
@@ -241,7 +242,7 @@ def is_qualified_name(value: str) -> list[str]:
         if not prefix:
             errs.append("prefix part " + EMPTY_ERROR)
         else:
-            errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
+            errs.extend("prefix part " + m for m in _dns1123_subdomain(prefix))
     else:
         return [
             "a valid label key "
@@ -257,7 +258,7 @@ def is_qualified_name(value: str) -> list[str]:
     return errs
 
 
-def is_valid_label_value(value: str) -> list[str]:
+def _is_valid_label_value(value: str) -> list[str]:
     """``IsValidLabelValue``: ≤ 63, may be empty."""
     errs: list[str] = []
     if _blen(value) > 63:
@@ -283,6 +284,70 @@ def mask_trailing_dash(name: str) -> str:
     return name
 
 
+# --- memoized rules --------------------------------------------------------------------
+#
+# The rules are pure functions of a string and the same names, label keys and values come
+# back on every write: their results are cached (as tuples, handed out as fresh lists).
+# Only real ``str`` values are cached; anything else runs the rule as it is.
+
+_CACHE_SIZE = 8192
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _dns1123_label(value: str) -> tuple[str, ...]:
+    return tuple(_is_dns1123_label(value))
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _dns1123_subdomain(value: str) -> tuple[str, ...]:
+    return tuple(_is_dns1123_subdomain(value))
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _dns1035_label(value: str) -> tuple[str, ...]:
+    return tuple(_is_dns1035_label(value))
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _qualified_name(value: str) -> tuple[str, ...]:
+    return tuple(_is_qualified_name(value))
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _label_value(value: str) -> tuple[str, ...]:
+    return tuple(_is_valid_label_value(value))
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _annotation_key(key: str) -> tuple[str, ...]:
+    return _qualified_name(key.lower())
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    """``IsDNS1123Label``: ≤ 63, ``[a-z0-9]([-a-z0-9]*[a-z0-9])?``."""
+    return list(_dns1123_label(value)) if type(value) is str else _is_dns1123_label(value)
+
+
+def is_dns1123_subdomain(value: str) -> list[str]:
+    """``IsDNS1123Subdomain``: ≤ 253, dot-separated DNS-1123 labels."""
+    return list(_dns1123_subdomain(value)) if type(value) is str else _is_dns1123_subdomain(value)
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    """``IsDNS1035Label``: ≤ 63, ``[a-z]([-a-z0-9]*[a-z0-9])?``."""
+    return list(_dns1035_label(value)) if type(value) is str else _is_dns1035_label(value)
+
+
+def is_qualified_name(value: str) -> list[str]:
+    """``IsQualifiedName`` (= ``content.IsLabelKey``): ``[prefix/]name``."""
+    return list(_qualified_name(value)) if type(value) is str else _is_qualified_name(value)
+
+
+def is_valid_label_value(value: str) -> list[str]:
+    """``IsValidLabelValue``: ≤ 63, may be empty."""
+    return list(_label_value(value)) if type(value) is str else _is_valid_label_value(value)
+
+
 _NAME_RULES = {
     "subdomain": is_dns1123_subdomain,
     "label": is_dns1123_label,
@@ -297,6 +362,17 @@ def validate_name(name: str, rule: str = "subdomain", *, prefix: bool = False) -
     rules (checked after the kind's own rule passes, as ``rest.BeforeCreate``
     does) are included.
     """
+    if type(name) is str and type(rule) is str:
+        return list(_validate_name(name, rule, bool(prefix)))
+    return _validate_name_uncached(name, rule, prefix=prefix)
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _validate_name(name: str, rule: str, prefix: bool) -> tuple[str, ...]:
+    return tuple(_validate_name_uncached(name, rule, prefix=prefix))
+
+
+def _validate_name_uncached(name: str, rule: str = "subdomain", *, prefix: bool = False) -> list[str]:
     fn = _NAME_RULES.get(rule)
     if fn is not None:
         errs = fn(mask_trailing_dash(name) if prefix else name)
@@ -322,10 +398,10 @@ def validate_labels(labels: Any, field: str = "metadata.labels") -> list[Cause]:
     if not isinstance(labels, Mapping):
         return causes
     for k, v in labels.items():
-        for msg in is_qualified_name(k):
+        for msg in _qualified_name(k) if type(k) is str else _is_qualified_name(k):
             causes.append(invalid(field, k, msg))
         v = v if isinstance(v, str) else ""
-        for msg in is_valid_label_value(v):
+        for msg in _label_value(v) if type(v) is str else _is_valid_label_value(v):
             causes.append(invalid(field, v, msg))
     return causes
 
@@ -337,7 +413,7 @@ def validate_annotations(annotations: Any, field: str = "metadata.annotations") 
         return causes
     total = 0
     for k, v in annotations.items():
-        for msg in is_qualified_name(k.lower()):
+        for msg in _annotation_key(k) if type(k) is str else _is_qualified_name(k.lower()):
             causes.append(invalid(field, k, msg))
         total += _blen(k) + (_blen(v) if isinstance(v, str) else 0)
     if total > TOTAL_ANNOTATION_SIZE_LIMIT:

@@ -291,3 +291,37 @@ def test_duplicate_or_incomplete_controllers_are_refused() -> None:
         host.controller("x").owns("ConfigMap").complete(lambda ctx, req: None)
     with pytest.raises(ApiError):
         host.controller("y").for_("Gizmo").complete(lambda ctx, req: None)
+
+
+class _Mailbox:
+    """An actor whose work arrives outside the API (like a job queued on a simulated service)."""
+
+    name = "mailbox"
+
+    def __init__(self, api: APIServer) -> None:
+        self.api = api
+        self.inbox: list[str] = []
+        self.done: list[str] = []
+
+    def next_due(self) -> datetime | None:
+        return self.api.clock.now()
+
+    def run(self) -> bool:
+        if not self.inbox:
+            return False
+        self.done.append(self.inbox.pop(0))
+        return True
+
+
+def test_an_idle_actor_is_skipped_until_woken() -> None:
+    api = make_api()
+    host = Host(api)
+    box = _Mailbox(api)
+    host.add_actor(box)
+    host.run_until_idle()
+    box.inbox.append("job-1")            # nothing in the API changed: the host still thinks it idle
+    host.run_until_idle()
+    assert box.done == []
+    host.wake("mailbox")
+    host.run_until_idle()
+    assert box.done == ["job-1"]

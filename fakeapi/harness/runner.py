@@ -465,6 +465,7 @@ class CaseRun:
                 raise ValueError(f"unknown operation `{name}`")
             ctx = OpContext(self.host, self.states[prefix], lambda t: self._resolve(t))
             bundle.operations[name](ctx, fast_copy(arg))
+            self.host.wake()  # the operation may have changed a simulator's own state
 
     def _apply(self, w: Any, obj: Obj) -> None:
         assert self.reader is not None

@@ -305,6 +305,17 @@ class Host:
             return actor
         return None
 
+    def wake(self, name: str | None = None) -> None:
+        """Tell the host an actor (or every actor) may have work although the API did not change.
+
+        The host skips an actor that found nothing to do until the store or the clock moves;
+        a simulator whose own state changed (a job queued on a simulated service) calls this.
+        """
+        if name is None:
+            self._idle_actors.clear()
+        else:
+            self._idle_actors.pop(name, None)
+
     def _due_controller(self) -> Controller | None:
         best: Controller | None = None
         best_order: Order | None = None
