@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import multiprocessing as mp
 import sys
 import threading
@@ -94,10 +95,8 @@ class ServerProcess:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self.conn.send("stop")
-        except OSError:
-            pass
         self.proc.join(10)
         if self.proc.is_alive():
             self.proc.kill()
@@ -152,7 +151,8 @@ def run_workload(name: str, url: str, n: int) -> Result:
     connected = threading.Event()
     done = threading.Event()
     last_event = [0.0]
-    start_rv = v1.list_namespaced_config_map(NS).metadata.resource_version
+    listed = v1.list_namespaced_config_map(NS)
+    start_rv = listed.metadata.resource_version if listed.metadata is not None else None
     resume = start_rv if start_rv and start_rv.isdigit() else None
 
     def listing(*args: Any, **kwargs: Any) -> Any:
@@ -190,8 +190,10 @@ def run_workload(name: str, url: str, n: int) -> Result:
     def cm_name(i: int) -> str:
         return f"cm-{i:05d}"
 
+    # apiVersion, kind and namespace in the body: KMock's watch filters events by the body's namespace
     phase("create", n, lambda i: v1.create_namespaced_config_map(NS, client.V1ConfigMap(
-        metadata=client.V1ObjectMeta(name=cm_name(i), labels={"bench": "yes", "group": str(i % GROUPS)}),
+        api_version="v1", kind="ConfigMap",
+        metadata=client.V1ObjectMeta(name=cm_name(i), namespace=NS, labels={"bench": "yes", "group": str(i % GROUPS)}),
         data={"i": str(i)})))
     phase("get", n, lambda i: v1.read_namespaced_config_map(cm_name(i), NS))
     phase("list (selector)", GROUPS, lambda i: v1.list_namespaced_config_map(NS, label_selector=f"group={i}"))

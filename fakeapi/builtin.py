@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 from .errors import FIELD_VALUE_DUPLICATE, Cause
@@ -74,10 +74,14 @@ def _compiled(spec: BuiltinSpec) -> tuple[object, object, object]:
 
 
 def builtin_kinds() -> list[Kind]:
-    """Fresh Kind records for every built-in kind (schemas compiled once per process)."""
+    """Fresh Kind records for every built-in kind.
+
+    A kind's schema, compiled schema and Go type are computed when first used (``kind.compiled``
+    and the others read as plain attributes), once per process: a server that never sees a
+    Secret never loads its schema.
+    """
     out = []
     for spec in BUILTINS:
-        schema, compiled, go_type = _compiled(spec)
         out.append(
             Kind(
                 group=spec.group,
@@ -88,9 +92,7 @@ def builtin_kinds() -> list[Kind]:
                 status_subresource=spec.status,
                 short_names=spec.short_names,
                 builtin=True,
-                schema=schema,  # type: ignore[arg-type]
-                compiled=compiled,
-                go_type=go_type,
+                loader=partial(_compiled, spec),
                 selectable_fields=spec.fields,
                 allow_unconditional_update=True,
                 initial_generation=spec.initial_generation,

@@ -13,20 +13,25 @@ from typing import Any
 from .errors import FIELD_VALUE_INVALID, FIELD_VALUE_REQUIRED, Cause
 from .kinds import Kind
 
-#: Compiled schemas by their JSON text: a process compiles each distinct schema once, however
-#: many servers register the CRD (fixtures build a fresh server per case).
-_CACHE: dict[str, Any] = {}
+#: (CompiledSchema, fully typed) by a schema's JSON text: a process compiles each distinct schema
+#: once, however many servers register the CRD (fixtures build a fresh server per case).
+_CACHE: dict[str, tuple[Any, bool]] = {}
+
+
+def _schema_facts(schema: dict[str, Any]) -> tuple[Any, bool]:
+    """(the CompiledSchema, :func:`fully_typed`) of a structural schema, computed once per distinct schema."""
+    key = json.dumps(schema, separators=(",", ":"))
+    hit = _CACHE.get(key)
+    if hit is None:
+        from .schema import CompiledSchema
+
+        hit = _CACHE[key] = (CompiledSchema(schema, structural=True), fully_typed(schema))
+    return hit
 
 
 def compiled_schema(schema: dict[str, Any]) -> Any:
     """The CompiledSchema of a structural schema, shared by every kind with the same schema."""
-    from .schema import CompiledSchema
-
-    key = json.dumps(schema, separators=(",", ":"))
-    hit = _CACHE.get(key)
-    if hit is None:
-        hit = _CACHE[key] = CompiledSchema(schema, structural=True)
-    return hit
+    return _schema_facts(schema)[0]
 
 
 def _mapping(value: Any) -> dict[str, Any]:
@@ -80,13 +85,18 @@ def _typed_node(node: Any) -> bool:
     if not node.get("type") and not node.get("x-kubernetes-int-or-string"):
         return False
     for key in ("properties", "patternProperties"):
-        if not all(_typed_node(v) for v in (node.get(key) or {}).values()):
-            return False
+        for v in (node.get(key) or {}).values():
+            if not _typed_node(v):
+                return False
     for key in ("items", "additionalProperties"):
         sub = node.get(key)
         if isinstance(sub, dict) and not _typed_node(sub):
             return False
-    return all(_typed_node(v) for key in ("allOf", "anyOf", "oneOf") for v in node.get(key) or [] if v.get("type"))
+    for key in ("allOf", "anyOf", "oneOf"):
+        for v in node.get(key) or []:
+            if v.get("type") and not _typed_node(v):
+                return False
+    return True
 
 
 def kinds_from_crd(crd: dict[str, Any]) -> list[Kind]:
@@ -104,6 +114,7 @@ def kinds_from_crd(crd: dict[str, Any]) -> list[Kind]:
         selectable = tuple(
             str(f.get("jsonPath", "")).lstrip(".") for f in (v.get("selectableFields") or []) if f.get("jsonPath")
         )
+        compiled, typed = _schema_facts(schema)
         out.append(
             Kind(
                 group=spec["group"],
@@ -116,10 +127,10 @@ def kinds_from_crd(crd: dict[str, Any]) -> list[Kind]:
                 namespaced=spec.get("scope", "Namespaced") == "Namespaced",
                 status_subresource="status" in subresources,
                 schema=schema,
-                compiled=compiled_schema(schema),
+                compiled=compiled,
                 selectable_fields=selectable,
                 crd_name=crd["metadata"]["name"],
-                extra={"typed": fully_typed(schema)},
+                extra={"typed": typed},
             )
         )
     return out

@@ -42,7 +42,7 @@ class GoType:
     marks ``metav1.MicroTime`` (microsecond precision) for kind ``time``.
     """
 
-    __slots__ = ("_absent", "_plan", "_zero", "elem", "fields", "kind", "micro", "name")
+    __slots__ = ("_absent", "_ip_plan", "_plan", "_zero", "elem", "fields", "kind", "micro", "name")
 
     def __init__(
         self,
@@ -61,7 +61,8 @@ class GoType:
         self.name = name
         self.micro = micro
         self._plan: dict[str, Callable[[Any], Any]] | None = None
-        self._absent: list[tuple[str, Callable[[], Any]]] = []
+        self._ip_plan: dict[str, Callable[[Any], Any]] | None = None
+        self._absent: list[tuple[str, Callable[[], Any]]] | None = None
         self._zero: Any = None
 
     def __repr__(self) -> str:
@@ -593,16 +594,23 @@ _SCALAR_CONV: dict[str, Callable[[Any], Any]] = {
 }
 
 
-def _compile(t: GoType) -> dict[str, Callable[[Any], Any]]:
+def _compile(t: GoType, inplace: bool = False) -> dict[str, Callable[[Any], Any]]:
+    """The field encoders of a struct type (copying, or converting an owned value in place)."""
     plan: dict[str, Callable[[Any], Any]] = {}
-    absent: list[tuple[str, Callable[[], Any]]] = []
-    t._plan = plan  # set first: recursive types
+    # set first: recursive types
+    if inplace:
+        t._ip_plan = plan
+    else:
+        t._plan = plan
+    if t._absent is None:
+        absent: list[tuple[str, Callable[[], Any]]] = []
+        for name, f in t.fields.items():
+            zf = _absent_value(f)
+            if zf is not None:
+                absent.append((name, zf))
+        t._absent = absent
     for name, f in t.fields.items():
-        plan[name] = _field_encoder(f)
-        zf = _absent_value(f)
-        if zf is not None:
-            absent.append((name, zf))
-    t._absent = absent
+        plan[name] = _field_encoder(f, inplace)
     return plan
 
 
@@ -634,17 +642,23 @@ def _absent_value(f: GoField) -> Callable[[], Any] | None:
     return lambda: z
 
 
-def _elem_encoder(t: GoType) -> Callable[[Any], Any]:
+def _keep(v: Any) -> Any:
+    """The in-place encoder of a free-form value: an owned value is kept as it is."""
+    return v
+
+
+def _elem_encoder(t: GoType, inplace: bool = False) -> Callable[[Any], Any]:
     """Encoder for a slice element or map value (a Go value; null decodes to the zero value)."""
     k = t.kind
     if k == "struct":
+        conv_struct = _conv_struct_inplace if inplace else _conv_struct
 
         def enc_struct(v: Any) -> Any:
             if v is None:
                 return _zero_struct(t)
             if type(v) is not dict:
                 raise _bad(v, t.name or "struct")
-            return _conv_struct(v, t)
+            return conv_struct(v, t)
 
         return enc_struct
     conv = _SCALAR_CONV.get(k)
@@ -659,9 +673,9 @@ def _elem_encoder(t: GoType) -> Callable[[Any], Any]:
     if k == "intorstring":
         return lambda v: 0 if v is None else _conv_intorstring(v)
     if k in ("slice", "map"):
-        enc = _container_encoder(t)
+        enc = _container_encoder(t, inplace)
         return lambda v: None if v is None else enc(v)
-    return fast_copy
+    return _keep if inplace else fast_copy
 
 
 def _conv_time(v: Any, micro: bool) -> Any:
@@ -673,17 +687,19 @@ def _conv_time(v: Any, micro: bool) -> Any:
         raise GoDecodeError(str(e)) from e
 
 
-def _container_encoder(t: GoType) -> Callable[[Any], Any]:
+def _container_encoder(t: GoType, inplace: bool = False) -> Callable[[Any], Any]:
     assert t.elem is not None or t.kind not in ("slice", "map")
     elem = t.elem or ANY
     cell: list[Callable[[Any], Any]] = []
 
     def get() -> Callable[[Any], Any]:
         if not cell:
-            cell.append(_elem_encoder(elem))
+            cell.append(_elem_encoder(elem, inplace))
         return cell[0]
 
     simple = elem.kind in ("string",)
+    if inplace:
+        return _inplace_container_encoder(t.kind, simple, get)
     if t.kind == "slice":
 
         def enc_slice(v: Any) -> Any:
@@ -707,11 +723,48 @@ def _container_encoder(t: GoType) -> Callable[[Any], Any]:
     return enc_map
 
 
-def _field_encoder(f: GoField) -> Callable[[Any], Any]:
-    """Encoder for a present field value: returns the marshalled value or ``_OMIT``."""
+def _inplace_container_encoder(kind: str, simple: bool, get: Callable[[], Callable[[Any], Any]]) -> Callable[[Any], Any]:
+    """A slice or map encoder that converts an owned value in place (and returns it)."""
+    if kind == "slice":
+
+        def enc_slice_inplace(v: Any) -> Any:
+            if type(v) is not list:
+                raise _bad(v, "slice")
+            if simple and all(type(x) is str for x in v):
+                return v
+            e = get()
+            for i, x in enumerate(v):
+                r = e(x)
+                if r is not x:
+                    v[i] = r
+            return v
+
+        return enc_slice_inplace
+
+    def enc_map_inplace(v: Any) -> Any:
+        if type(v) is not dict:
+            raise _bad(v, "map")
+        if simple and all(type(x) is str for x in v.values()):
+            return v
+        e = get()
+        for k, x in v.items():
+            r = e(x)
+            if r is not x:
+                v[k] = r  # an existing key: the dict keeps its size and order
+        return v
+
+    return enc_map_inplace
+
+
+def _field_encoder(f: GoField, inplace: bool = False) -> Callable[[Any], Any]:
+    """Encoder for a present field value: returns the marshalled value or ``_OMIT``.
+
+    ``inplace``: the value is owned by the caller and converted in place where it can be.
+    """
     t = f.type
     k = t.kind
     omit = f.omitempty
+    conv_struct = _conv_struct_inplace if inplace else _conv_struct
     if f.pointer:
         nil: Any = _OMIT if omit else None
         if k == "struct":
@@ -721,13 +774,13 @@ def _field_encoder(f: GoField) -> Callable[[Any], Any]:
                     return nil
                 if type(v) is not dict:
                     raise _bad(v, t.name or "struct")
-                return _conv_struct(v, t)
+                return conv_struct(v, t)
 
             return enc_ptr_struct
         if k in ("slice", "map"):
-            cenc = _container_encoder(t)
+            cenc = _container_encoder(t, inplace)
             return lambda v: nil if v is None else cenc(v)
-        inner = _elem_encoder(t)
+        inner = _elem_encoder(t, inplace)
         return lambda v: nil if v is None else inner(v)
     if k == "struct":
 
@@ -736,11 +789,11 @@ def _field_encoder(f: GoField) -> Callable[[Any], Any]:
                 return _OMIT if f.omitzero else _zero_struct(t)
             if type(v) is not dict:
                 raise _bad(v, t.name or "struct")
-            return _conv_struct(v, t)
+            return conv_struct(v, t)
 
         return enc_value_struct
     if k in ("slice", "map"):
-        cenc = _container_encoder(t)
+        cenc = _container_encoder(t, inplace)
         if omit:
 
             def enc_omit_container(v: Any) -> Any:
@@ -780,9 +833,10 @@ def _field_encoder(f: GoField) -> Callable[[Any], Any]:
     if k == "intorstring":
         return lambda v: 0 if v is None else _conv_intorstring(v)
     # any
+    copy = _keep if inplace else fast_copy
     if omit:
-        return lambda v: _OMIT if v is None else fast_copy(v)
-    return fast_copy
+        return lambda v: _OMIT if v is None else copy(v)
+    return copy
 
 
 def _conv_struct(v: dict[str, Any], t: GoType) -> dict[str, Any]:
@@ -797,10 +851,46 @@ def _conv_struct(v: dict[str, Any], t: GoType) -> dict[str, Any]:
         r = enc(x)
         if r is not _OMIT:
             out[k] = r
-    for name, zf in t._absent:
+    for name, zf in t._absent or ():
         if name not in v:
             out[name] = zf()
     return out
+
+
+def _conv_struct_inplace(v: dict[str, Any], t: GoType) -> dict[str, Any]:
+    """:func:`_conv_struct` on an owned dict: same keys in the same order, no new dict.
+
+    Unknown and omitted keys are deleted (the others keep their places), converted values
+    replace the old ones where they are, and absent fields are appended, as ``_conv_struct``
+    builds them. Fields that have a value when absent are never omitted when present, so
+    checking them after the deletions is the same as checking the input.
+    """
+    plan = t._ip_plan
+    if plan is None:
+        plan = _compile(t, True)
+    drop: list[str] | None = None
+    for k, x in v.items():
+        enc = plan.get(k)
+        if enc is None:
+            r: Any = _OMIT
+        else:
+            r = enc(x)
+            if r is x:
+                continue
+        if r is _OMIT:
+            if drop is None:
+                drop = [k]
+            else:
+                drop.append(k)
+        else:
+            v[k] = r  # an existing key: the dict keeps its size and order
+    if drop is not None:
+        for k in drop:
+            del v[k]
+    for name, zf in t._absent or ():
+        if name not in v:
+            v[name] = zf()
+    return v
 
 
 def go_roundtrip(obj: Any, t: GoType | None) -> Any:
@@ -821,3 +911,22 @@ def go_roundtrip(obj: Any, t: GoType | None) -> Any:
             raise _bad(obj, t.name or "struct")
         return _conv_struct(obj, t)
     return _elem_encoder(t)(obj)
+
+
+def go_roundtrip_owned(obj: Any, t: GoType | None) -> Any:
+    """:func:`go_roundtrip` of an object the caller owns outright, converted in place.
+
+    The result equals (keys in the same order) what :func:`go_roundtrip` returns, but it is
+    ``obj`` itself, mutated, with its unchanged parts kept rather than copied: use it only
+    on a value nothing else refers to (the server's decoded request bodies). ``obj`` is
+    left half-converted when a :class:`GoDecodeError` is raised.
+    """
+    if t is None:
+        return obj
+    if t.kind == "struct":
+        if obj is None:
+            return None
+        if type(obj) is not dict:
+            raise _bad(obj, t.name or "struct")
+        return _conv_struct_inplace(obj, t)
+    return _elem_encoder(t, True)(obj)

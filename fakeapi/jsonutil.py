@@ -19,6 +19,22 @@ def fast_copy(value: JSON) -> JSON:
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+def copy_normalized(value: JSON) -> JSON:
+    """Deep-copy a JSON value, turning integral floats into ints (:func:`fast_copy` + :func:`normalize_numbers`).
+
+    Only ``dict`` and ``list`` are copied (subclasses and other objects are kept as they are).
+    """
+    t = type(value)
+    if t is dict:
+        return {k: v if type(v) in _PLAIN else copy_normalized(v) for k, v in value.items()}
+    if t is list:
+        return [v if type(v) in _PLAIN else copy_normalized(v) for v in value]
+    if t is float and value.is_integer() and abs(value) < 2**63:
+        return int(value)
+    return value
 
 
 def normalize_numbers(value: JSON) -> JSON:

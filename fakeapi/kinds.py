@@ -8,10 +8,40 @@ validation), its Go type model, and the fields a field selector may use.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import errors
+
+#: The value of a lazy attribute not computed yet.
+_PENDING: Any = object()
+
+
+class _Lazy:
+    """A Kind attribute (``schema``, ``compiled``, ``go_type``) that its ``loader`` may compute on first read.
+
+    Reads and writes work as for a plain attribute; a value written before the first
+    read (or given to the constructor) is kept, never overwritten by the loader.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        if obj is None:
+            return None  # the dataclass default
+        value = obj.__dict__.get(self.slot)
+        if value is _PENDING:
+            obj._load()
+            value = obj.__dict__[self.slot]
+        return value
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__[self.slot] = value
+
+
+_LAZY_FIELDS = ("schema", "compiled", "go_type")
 
 
 @dataclass
@@ -29,11 +59,11 @@ class Kind:
     short_names: tuple[str, ...] = ()
     builtin: bool = False
     #: The OpenAPI v3 schema of the whole object (structural for CRDs).
-    schema: dict[str, Any] | None = None
+    schema: dict[str, Any] | None = _Lazy()  # type: ignore[assignment]
     #: Compiled schema helper (fakeapi.schema.CompiledSchema); set by the registrar.
-    compiled: Any = None
+    compiled: Any = _Lazy()
     #: Go type model of the object (fakeapi.gomodel.GoType); None = unstructured.
-    go_type: Any = None
+    go_type: Any = _Lazy()
     #: Field paths usable in field selectors, besides metadata.name/namespace.
     selectable_fields: tuple[str, ...] = ()
     #: PUT without resourceVersion allowed (most built-ins) or 422 (all CRs).
@@ -47,12 +77,27 @@ class Kind:
     #: The CRD this kind came from (its name), if any.
     crd_name: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Computes ``(schema, compiled, go_type)`` on first read of any of them, for those not
+    #: given to the constructor (built-in kinds: their schemas are compiled when first used).
+    loader: Callable[[], tuple[Any, Any, Any]] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.singular:
             self.singular = self.kind.lower()
         if not self.list_kind:
             self.list_kind = self.kind + "List"
+        if self.loader is not None:
+            for name in _LAZY_FIELDS:
+                if self.__dict__.get("_" + name) is None:
+                    self.__dict__["_" + name] = _PENDING
+
+    def _load(self) -> None:
+        """Fill the lazy attributes still pending from the loader (called on first read)."""
+        assert self.loader is not None
+        values = self.loader()
+        for name, value in zip(_LAZY_FIELDS, values, strict=True):
+            if self.__dict__.get("_" + name) is _PENDING:
+                self.__dict__["_" + name] = value
 
     @property
     def api_version(self) -> str:

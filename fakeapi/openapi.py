@@ -16,8 +16,10 @@ templates in custom kinds).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -49,9 +51,11 @@ _VERSION_DIR = re.compile(r"^v(\d+)\.(\d+)\.(\d+)-local$")
 @lru_cache(maxsize=1)
 def schema_dir() -> Path:
     """The newest ``vX.Y.Z-local`` directory of kubernetes-validate's schemas."""
-    import kubernetes_validate
-
-    root = Path(kubernetes_validate.__file__).parent / "kubernetes-json-schema"
+    # located without importing the package (its import pulls in jsonschema and yaml)
+    spec = importlib.util.find_spec("kubernetes_validate")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("the kubernetes-validate package is not installed")
+    root = Path(next(iter(spec.submodule_search_locations))) / "kubernetes-json-schema"
     best: tuple[tuple[int, int, int], Path] | None = None
     for p in root.iterdir():
         m = _VERSION_DIR.match(p.name)
@@ -64,12 +68,52 @@ def schema_dir() -> Path:
     return best[1]
 
 
+class _Definitions(Mapping[str, Schema]):
+    """The ``$defs`` of ``_definitions.json``, each definition parsed from the file's text on first read.
+
+    The file holds every built-in type (1.7 MB); a server uses a few dozen of them. The
+    offsets of the definitions are found from the file's layout (``json.dumps(indent=2)``:
+    a definition name is the only key indented by four spaces); each one is decoded once,
+    where it starts, and the same object is returned from then on.
+    """
+
+    def __init__(self, text: str, offsets: dict[str, int]) -> None:
+        self._text = text
+        self._offsets = offsets
+        self._parsed: dict[str, Schema] = {}
+
+    def __getitem__(self, name: str) -> Schema:
+        hit = self._parsed.get(name)
+        if hit is None:
+            value, _ = _DECODER.raw_decode(self._text, self._offsets[name])
+            hit = self._parsed.setdefault(name, value)  # one object per definition, even across threads
+        return hit
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._offsets
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._offsets)
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+
+_DECODER = json.JSONDecoder()
+_DEFS_PREFIX = '{\n  "$defs": {\n    "'
+_DEF_KEY = re.compile(r'\n    "([^"\\\n]+)": ')
+
+
 @lru_cache(maxsize=1)
-def definitions() -> dict[str, Schema]:
-    """All built-in definitions (the ``$defs`` of ``_definitions.json``), by full name."""
+def definitions() -> Mapping[str, Schema]:
+    """All built-in definitions (the ``$defs`` of ``_definitions.json``), by full name (parsed on first use)."""
     with open(schema_dir() / "_definitions.json", encoding="utf-8") as f:
-        data = json.load(f)
-    defs: dict[str, Schema] = data["$defs"]
+        text = f.read()
+    if text.startswith(_DEFS_PREFIX):
+        offsets = {m.group(1): m.end() for m in _DEF_KEY.finditer(text)}
+        if offsets:
+            return _Definitions(text, offsets)
+    defs: dict[str, Schema] = json.loads(text)["$defs"]  # another layout: parse it all
     return defs
 
 

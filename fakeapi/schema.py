@@ -26,9 +26,9 @@ import ipaddress
 import json
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import jsonschema_rs
 
 from . import openapi
@@ -43,6 +43,9 @@ from .errors import (
     Cause,
     render_value,
 )
+
+if TYPE_CHECKING:  # imported on first use: only invalid objects need it (and it is slow to import)
+    import jsonschema
 from .structural import (
     Chain,
     apply_defaults,
@@ -51,6 +54,7 @@ from .structural import (
     has_defaults,
     inline_builtin_root,
     run_pipeline,
+    run_pipeline_copy,
 )
 
 Schema = dict[str, Any]
@@ -180,9 +184,17 @@ def _format_fn(check: Callable[[str], bool]) -> Callable[[Any], bool]:
 
 
 _RS_FORMATS = {_FMT_PREFIX + k: _format_fn(v) for k, v in FORMAT_CHECKS.items()}
-_PY_FORMAT_CHECKER = jsonschema.FormatChecker(formats=())
-for _name, _fn in FORMAT_CHECKS.items():
-    _PY_FORMAT_CHECKER.checks(_FMT_PREFIX + _name)(_format_fn(_fn))
+
+
+@cache
+def _py_format_checker() -> jsonschema.FormatChecker:
+    """The format checker of the detailed (jsonschema) validation, made on first use."""
+    import jsonschema
+
+    checker = jsonschema.FormatChecker(formats=())
+    for name, fn in FORMAT_CHECKS.items():
+        checker.checks(_FMT_PREFIX + name)(_format_fn(fn))
+    return checker
 
 
 # --- translation of OpenAPI v3 (structural) to JSON Schema ---------------------------------------
@@ -409,15 +421,24 @@ def _error_causes(err: jsonschema.ValidationError, base: str) -> list[Cause]:
 # --- x-kubernetes-list-type -------------------------------------------------------------------------
 
 
-def _has_list_types(node: Any) -> bool:
+def _has_list_types(node: Any, memo: dict[int, bool] | None = None) -> bool:
+    """Does a schema node hold a set or map list anywhere below it? (``memo``: answers by node id.)"""
     if not isinstance(node, dict):
         return False
-    if node.get("x-kubernetes-list-type") in ("set", "map"):
-        return True
-    props = node.get("properties")
-    if isinstance(props, dict) and any(_has_list_types(v) for v in props.values()):
-        return True
-    return _has_list_types(node.get("items")) or _has_list_types(node.get("additionalProperties"))
+    if memo is not None:
+        hit = memo.get(id(node))
+        if hit is not None:
+            return hit
+    result = node.get("x-kubernetes-list-type") in ("set", "map")
+    if not result:
+        props = node.get("properties")
+        if isinstance(props, dict) and any(_has_list_types(v, memo) for v in props.values()):
+            result = True
+        else:
+            result = _has_list_types(node.get("items"), memo) or _has_list_types(node.get("additionalProperties"), memo)
+    if memo is not None:
+        memo[id(node)] = result
+    return result
 
 
 def _hashable(v: Any) -> Any:
@@ -439,9 +460,11 @@ class _LTNode:
         self.keys: tuple[str, ...] = ()
 
 
-def _lt_compile(node: Any) -> _LTNode | None:
+def _lt_compile(node: Any, memo: dict[int, bool] | None = None) -> _LTNode | None:
     """A plan that reaches only the list-type lists of a structural schema (None: there are none)."""
-    if not _has_list_types(node):
+    if memo is None:
+        memo = {}  # the nodes are alive (and their ids stable) for the whole compilation
+    if not _has_list_types(node, memo):
         return None
     n = _LTNode()
     lt = node.get("x-kubernetes-list-type")
@@ -449,11 +472,11 @@ def _lt_compile(node: Any) -> _LTNode | None:
         n.list_type = lt
         n.keys = tuple(node.get("x-kubernetes-list-map-keys") or ())
     for k, v in (node.get("properties") or {}).items():
-        sub = _lt_compile(v)
+        sub = _lt_compile(v, memo)
         if sub is not None:
             n.props[k] = sub
-    n.ap = _lt_compile(node.get("additionalProperties"))
-    n.items = _lt_compile(node.get("items"))
+    n.ap = _lt_compile(node.get("additionalProperties"), memo)
+    n.items = _lt_compile(node.get("items"), memo)
     return n
 
 
@@ -524,7 +547,9 @@ class _Validator:
         if self.rs.is_valid(value):
             return []
         if self._py is None:
-            self._py = jsonschema.Draft202012Validator(self.js, format_checker=_PY_FORMAT_CHECKER)
+            import jsonschema
+
+            self._py = jsonschema.Draft202012Validator(self.js, format_checker=_py_format_checker())
         out: list[Cause] = []
         seen: set[Cause] = set()
         for err in self._py.iter_errors(value):
@@ -561,6 +586,15 @@ class CompiledSchema:
         """
         pruned = run_pipeline(obj, self._prune_schema)
         return [f'unknown field "{p}"' for p in pruned]
+
+    def prepare_copy(self, obj: dict[str, Any], metadata: Any) -> tuple[dict[str, Any], list[str]]:
+        """:meth:`prepare` on a copy of ``obj`` (integral floats made ints), made in the same walk.
+
+        Returns (the copy, the warnings); ``obj`` is not changed. ``metadata``, the caller's
+        own copy of ``obj["metadata"]``, is used (and pruned in place) in the copy.
+        """
+        out, pruned = run_pipeline_copy(obj, self._prune_schema, metadata)
+        return out, [f'unknown field "{p}"' for p in pruned]
 
     def default(self, obj: dict[str, Any]) -> None:
         """Apply defaults only (what a read from storage does for CRDs); no-op for built-ins."""

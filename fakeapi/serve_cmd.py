@@ -10,7 +10,8 @@ first, then Namespaces, then everything else in file order (``kind: List``
 documents are expanded; a namespace an object names that does not exist yet
 is created). Then prints the URL, writes a kubeconfig (to ``--kubeconfig``,
 else into a temporary directory) and serves until interrupted (Ctrl-C or
-SIGTERM).
+SIGTERM). The server's clock follows wall time (``--virtual-clock`` keeps the
+fixed virtual clock of an in-process server).
 
 Also runnable alone: ``python -m fakeapi.serve_cmd ...``.
 """
@@ -22,6 +23,7 @@ import signal
 import sys
 import threading
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=0, help="port to listen on (default: 0, a free port)")
     parser.add_argument("--kubeconfig", metavar="PATH", default=None,
                         help="where to write the kubeconfig (default: a temporary file, removed on exit)")
+    parser.add_argument("--virtual-clock", action="store_true",
+                        help="keep the server's virtual clock (fixed at its start) instead of following wall time")
     parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
 
 
@@ -124,12 +128,31 @@ def load(api: APIServer, objects: Sequence[dict[str, Any]]) -> tuple[int, int]:
     return len(crds), len(namespaces) + len(rest)
 
 
+def follow_wall_clock(api: APIServer, stop: threading.Event, interval: float = 0.5) -> threading.Thread:
+    """Keep ``api.clock`` at wall time (under the server lock) until ``stop`` is set."""
+
+    def tick() -> None:
+        while True:
+            with api.lock:
+                now = datetime.now(UTC)
+                if now > api.clock.now():
+                    api.clock.set(now)
+            if stop.wait(interval):
+                return
+
+    t = threading.Thread(target=tick, name="fakeapi-wall-clock", daemon=True)
+    t.start()
+    return t
+
+
 def run(args: argparse.Namespace) -> int:
     """Load the manifests, serve, print the URL and kubeconfig path, block until interrupted."""
+    from .clock import Clock
     from .http import serve
     from .server import APIServer
 
-    api = APIServer()
+    virtual = getattr(args, "virtual_clock", False)
+    api = APIServer() if virtual else APIServer(clock=Clock(datetime.now(UTC)))
     try:
         n_crds, n_objects = load(api, read_manifests(args.files))
     except (OSError, ValueError, yaml.YAMLError) as e:
@@ -139,6 +162,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"fakeapi serve: loading failed: {e.code} {e.reason}: {e.message}", file=sys.stderr)
         return 1
     stop = threading.Event()
+    if not virtual:
+        follow_wall_clock(api, stop)
 
     def on_signal(signum: int, frame: Any) -> None:
         stop.set()

@@ -27,7 +27,7 @@ from .clock import Clock, format_time, parse_time
 from .crd import kinds_from_crd, validate_crd
 from .errors import ApiError, Cause
 from .faults import ControllerCrash, FaultSet
-from .jsonutil import fast_copy, normalize_numbers
+from .jsonutil import copy_normalized, fast_copy, normalize_numbers
 from .kinds import Kind, KindRegistry
 from .store import Entry, Store, Table, body_differs, meta_differs, object_key
 from .trace import Trace
@@ -281,20 +281,30 @@ class APIServer:
         if field_validation not in ("Ignore", "Warn", "Strict", ""):
             raise errors.bad_request(
                 f'fieldValidation: Unsupported value: "{field_validation}": supported values: "Ignore", "Strict", "Warn"')
-        if copy:
-            obj = _copy_json(obj)
-        elif normalize:
-            obj = normalize_numbers(obj)
-        meta = obj.get("metadata")
-        if meta is None:
-            meta = obj["metadata"] = {}
+        # copy and prune in one walk when the body is copied (metadata first: it is checked before pruning)
+        fused = copy and kind.compiled is not None and type(obj) is dict
+        if fused:
+            meta = obj.get("metadata")
+            meta = {} if meta is None else _copy_json(meta)
+        else:
+            if copy:
+                obj = _copy_json(obj)
+            elif normalize:
+                obj = normalize_numbers(obj)
+            meta = obj.get("metadata")
+            if meta is None:
+                meta = obj["metadata"] = {}
         if not isinstance(meta, dict):
             raise errors.bad_request(
                 f"json: cannot unmarshal {_json_type(meta)} into Go struct field {kind.kind}.metadata of type v1.ObjectMeta")
         _check_meta_types(kind, meta)
         meta.pop("managedFields", None)
         meta.pop("selfLink", None)
-        warnings: list[str] = kind.compiled.prepare(obj) if kind.compiled is not None else []
+        warnings: list[str]
+        if fused:
+            obj, warnings = kind.compiled.prepare_copy(obj, meta)
+        else:
+            warnings = kind.compiled.prepare(obj) if kind.compiled is not None else []
         if warnings:
             if field_validation == "Strict":
                 raise errors.bad_request("strict decoding error: " + ", ".join(warnings))
@@ -332,11 +342,11 @@ class APIServer:
     def _encode(self, kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
         """Built-in kinds are stored as the Go structs re-encode them; custom ones as sent."""
         if kind.builtin and kind.go_type is not None:
-            from .gomodel import GoDecodeError, go_roundtrip
+            from .gomodel import GoDecodeError, go_roundtrip_owned
 
             rv = obj["metadata"].get("resourceVersion")
             try:
-                out: dict[str, Any] = go_roundtrip(obj, kind.go_type)
+                out: dict[str, Any] = go_roundtrip_owned(obj, kind.go_type)
             except GoDecodeError as e:
                 raise errors.bad_request(str(e)) from e
             if rv is not None:
@@ -1297,9 +1307,6 @@ class APIServer:
 # ---------------------------------------------------------------------- helpers
 
 
-_SCALARS = (str, int, bool, type(None))
-
-
 def _typed(kind: Kind) -> bool:
     """Does the kind's schema fix the JSON type of every field (no preserve-unknown or untyped nodes)?"""
     return bool(kind.extra.get("typed"))
@@ -1317,16 +1324,8 @@ def _has_float(value: Any) -> bool:
     return False
 
 
-def _copy_json(value: Any) -> Any:
-    """Deep-copy a JSON value, turning integral floats into ints (one pass of copy + normalize_numbers)."""
-    t = type(value)
-    if t is dict:
-        return {k: v if type(v) in _SCALARS else _copy_json(v) for k, v in value.items()}
-    if t is list:
-        return [v if type(v) in _SCALARS else _copy_json(v) for v in value]
-    if t is float and value.is_integer() and abs(value) < 2**63:
-        return int(value)
-    return value
+#: Deep-copy a JSON value, turning integral floats into ints (one pass of copy + normalize_numbers).
+_copy_json = copy_normalized
 
 
 def _storage_version(spec: dict[str, Any]) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import openapi
-from .jsonutil import fast_copy
+from .jsonutil import copy_normalized, fast_copy
 
 Schema = dict[str, Any]
 
@@ -424,13 +424,20 @@ def _run(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], preserve: 
     if drop:
         for k in drop:
             del x[k]
-    if n.defaulted:
-        for k, dsub in n.defaulted:
-            cur = x.get(k, _MISSING)
-            if cur is _MISSING or (cur is None and not dsub.nullable):
-                x[k] = v = fast_copy(dsub.default)
-                _defaults_node(v, dsub)
+    if n.defaulted or (ap is not None and ap.has_default and not ap.nullable):
+        _fill_defaults(x, n)
+
+
+def _fill_defaults(x: dict[str, Any], n: _Node) -> None:
+    """The defaulting step of :func:`_run` on a map whose own keys are pruned already."""
+    for k, dsub in n.defaulted:
+        cur = x.get(k, _MISSING)
+        if cur is _MISSING or (cur is None and not dsub.nullable):
+            x[k] = v = fast_copy(dsub.default)
+            _defaults_node(v, dsub)
+    ap = n.ap
     if ap is not None and ap.has_default and not ap.nullable:
+        props = n.props
         for k, v in x.items():
             if v is None and (props is None or k not in props):
                 x[k] = nv = fast_copy(ap.default)
@@ -452,6 +459,102 @@ def _run_list(xs: list[Any], n: _Node, path: Chain, pruned: list[str], skip: boo
         elif v is None and fill:
             xs[i] = nv = fast_copy(it.default)
             _defaults_node(nv, it)
+
+
+# --- the pipeline on a copy -----------------------------------------------------------------------
+#
+# The server copies a request body before running the pipeline on it. These walks do both
+# at once: they build the pruned, null-dropped, defaulted copy (integral floats turned into
+# ints as the copy does) without a separate copying pass. The result, and the pruned paths
+# with their order, are those of ``copy_normalized`` followed by :func:`run_pipeline`.
+
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
+def run_pipeline_copy(obj: dict[str, Any], schema: Schema, metadata: Any) -> tuple[dict[str, Any], list[str]]:
+    """:func:`run_pipeline` on a normalized copy of ``obj``: (the copy, the pruned paths); ``obj`` is untouched.
+
+    ``metadata`` is the copy of ``obj["metadata"]`` the caller has made (and checked) already:
+    it takes that key's place, or is appended when ``obj`` has no ``metadata``, and is pruned
+    in place as :func:`run_pipeline` prunes it.
+    """
+    n = _compile(schema)
+    pruned: list[str] = []
+    out = _run_copy(obj, n, None, pruned, n.preserve, True, metadata)
+    return out, pruned
+
+
+def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], preserve: bool, embedded: bool,
+              metadata: Any = _MISSING) -> dict[str, Any]:
+    """:func:`_run` on a copy of ``x`` (returned); ``metadata`` replaces ``x["metadata"]`` (the root only)."""
+    props = n.props
+    out: dict[str, Any] = {}
+    for k, v in x.items():
+        sub = props.get(k) if props is not None else None
+        if embedded and k in _META_FIELDS:
+            if k == "metadata" and metadata is not _MISSING:
+                v = metadata
+            if v is None:
+                if sub is not None and not sub.nullable and not sub.has_default:
+                    continue
+                out[k] = None
+            elif k == "metadata" and type(v) is dict:
+                if v is not metadata:
+                    v = copy_normalized(v)
+                _prune_meta(v, chain_text((path, "metadata")), pruned)
+                out[k] = v
+            else:
+                out[k] = v if v is metadata or type(v) in _PLAIN else copy_normalized(v)
+            continue
+        if sub is None:
+            if n.ap is None:
+                if not preserve:
+                    pruned.append(chain_text((path, k)))
+                else:
+                    out[k] = v if type(v) in _PLAIN else copy_normalized(v)
+                continue
+            sub = n.ap
+        tv = type(v)
+        if v is None:
+            if sub.nullable or sub.has_default:
+                out[k] = None
+        elif tv is dict:
+            out[k] = _run_copy(v, sub, (path, k), pruned, sub.preserve, sub.embedded)
+        elif tv is list:
+            out[k] = _run_list_copy(v, sub, (path, k), pruned, sub.preserve)
+        elif tv in _PLAIN:
+            out[k] = v
+        else:
+            out[k] = copy_normalized(v)
+    if metadata is not _MISSING and "metadata" not in x:
+        out["metadata"] = metadata
+        if type(metadata) is dict:
+            _prune_meta(metadata, chain_text((path, "metadata")), pruned)
+    if n.defaulted or (n.ap is not None and n.ap.has_default and not n.ap.nullable):
+        _fill_defaults(out, n)
+    return out
+
+
+def _run_list_copy(xs: list[Any], n: _Node, path: Chain, pruned: list[str], skip: bool) -> list[Any]:
+    """:func:`_run_list` on a copy of ``xs`` (returned)."""
+    it = n.items
+    fill = it.has_default and not it.nullable
+    out: list[Any] = []
+    for i, v in enumerate(xs):
+        tv = type(v)
+        if tv is dict:
+            out.append(_run_copy(v, it, (path, i), pruned, skip or it.preserve, it.embedded))
+        elif tv is list:
+            out.append(_run_list_copy(v, it, (path, i), pruned, skip or it.preserve))
+        elif v is None and fill:
+            nv = fast_copy(it.default)
+            _defaults_node(nv, it)
+            out.append(nv)
+        elif tv in _PLAIN:
+            out.append(v)
+        else:
+            out.append(copy_normalized(v))
+    return out
 
 
 def _defaults_node(x: Any, n: _Node) -> None:

@@ -60,8 +60,13 @@ def core(api_client: Any) -> Any:
 @pytest.fixture
 def custom(api_client: Any, core: Any) -> Any:
     """``CustomObjectsApi``, with the Widget CRD (status subresource on) created through the client."""
-    client.ApiextensionsV1Api(api_client).create_custom_resource_definition(widget_crd())
+    extensions(api_client).create_custom_resource_definition(widget_crd())
     return client.CustomObjectsApi(api_client)
+
+
+def extensions(api_client: Any) -> Any:
+    """``ApiextensionsV1Api`` (typed Any: CRDs are passed as plain dicts)."""
+    return client.ApiextensionsV1Api(api_client)
 
 
 def cm(name: str, labels: dict[str, str] | None = None, data: dict[str, str] | None = None) -> Any:
@@ -77,7 +82,7 @@ def widget(name: str, spec: dict[str, Any] | None = None, **meta: Any) -> dict[s
 
 def status_of(e: ApiException) -> dict[str, Any]:
     """The ``metav1.Status`` body of a failed call."""
-    body: dict[str, Any] = json.loads(e.body)
+    body: dict[str, Any] = json.loads(e.body or "")
     assert body["kind"] == "Status" and body["apiVersion"] == "v1" and body["status"] == "Failure"
     assert body["metadata"] == {}
     assert body["code"] == e.status
@@ -112,10 +117,10 @@ def test_version_and_discovery(api_client: Any, custom: Any) -> None:
     info = client.VersionApi(api_client).get_code()
     assert info.git_version.startswith("v1.") and info.major == "1"
     assert client.CoreApi(api_client).get_api_versions().versions == ["v1"]
-    groups = {g.name: g for g in client.ApisApi(api_client).get_api_versions().groups}
+    groups: dict[str, Any] = {g.name: g for g in client.ApisApi(api_client).get_api_versions().groups}
     assert groups["example.com"].preferred_version.group_version == "example.com/v1"
     assert "apiextensions.k8s.io" in groups
-    core = {r.name: r for r in client.CoreV1Api(api_client).get_api_resources().resources}
+    core: dict[str, Any] = {r.name: r for r in client.CoreV1Api(api_client).get_api_resources().resources}
     assert core["configmaps"].kind == "ConfigMap" and core["configmaps"].namespaced
     assert "cm" in core["configmaps"].short_names
     assert sorted(core["configmaps"].verbs) == sorted(
@@ -169,7 +174,7 @@ def test_cluster_scoped_custom_resource(api_client: Any, custom: Any) -> None:
     crd = widget_crd(scope="Cluster")
     crd["metadata"]["name"] = "gizmos.example.com"
     crd["spec"]["names"] = {"kind": "Gizmo", "plural": "gizmos", "singular": "gizmo", "listKind": "GizmoList"}
-    client.ApiextensionsV1Api(api_client).create_custom_resource_definition(crd)
+    extensions(api_client).create_custom_resource_definition(crd)
     body = {"apiVersion": "example.com/v1", "kind": "Gizmo", "metadata": {"name": "g1"}, "spec": {}}
     created = custom.create_cluster_custom_object(GROUP, VERSION, "gizmos", body)
     assert "namespace" not in created["metadata"]
@@ -317,7 +322,7 @@ def test_status_subresource_missing_is_not_found(api_client: Any, custom: Any) -
     crd = widget_crd(status=False)
     crd["metadata"]["name"] = "plain.example.com"
     crd["spec"]["names"] = {"kind": "Plain", "plural": "plain", "singular": "plain", "listKind": "PlainList"}
-    client.ApiextensionsV1Api(api_client).create_custom_resource_definition(crd)
+    extensions(api_client).create_custom_resource_definition(crd)
     custom.create_namespaced_custom_object(GROUP, VERSION, NS, "plain", {
         "apiVersion": "example.com/v1", "kind": "Plain", "metadata": {"name": "p1"}, "spec": {}})
     expect(lambda: custom.patch_namespaced_custom_object_status(GROUP, VERSION, NS, "plain", "p1", {"status": {}}),

@@ -35,11 +35,14 @@ Widget = create_namespaced_resource("example.com", "v1", "Widget", "widgets")
 
 
 @pytest.fixture
-def kube() -> Iterator[Client]:
-    """A lightkube Client on a fresh server, with namespace ``ns`` and the Widget CRD created through it."""
+def kube() -> Iterator[Any]:
+    """A lightkube Client on a fresh server, with namespace ``ns`` and the Widget CRD created through it.
+
+    Typed ``Any`` because lightkube's models make every field Optional.
+    """
     api = APIServer()
     with serve(api) as endpoint:
-        c = Client(KubeConfig.from_file(endpoint.kubeconfig_path), field_manager="tests")
+        c: Any = Client(KubeConfig.from_file(endpoint.kubeconfig_path), field_manager="tests")
         c.create(Namespace(metadata=ObjectMeta(name=NS)))
         c.create(CustomResourceDefinition.from_dict(widget_crd()))
         try:
@@ -65,7 +68,7 @@ def expect(fn: Any, code: int, reason: str, message: str | None = None) -> ApiEr
     return info.value
 
 
-def test_configmap_crud(kube: Client) -> None:
+def test_configmap_crud(kube: Any) -> None:
     made = kube.create(cm("a", {"app": "x"}, {"k": "v"}))
     assert made.metadata.uid and made.metadata.creationTimestamp is not None
     got = kube.get(ConfigMap, "a", namespace=NS)
@@ -79,7 +82,7 @@ def test_configmap_crud(kube: Client) -> None:
     expect(lambda: kube.get(ConfigMap, "a", namespace=NS), 404, "NotFound", 'configmaps "a" not found')
 
 
-def test_errors_conflicts_and_validation(kube: Client) -> None:
+def test_errors_conflicts_and_validation(kube: Any) -> None:
     first = kube.create(cm("a", data={"k": "1"}))
     expect(lambda: kube.create(cm("a")), 409, "AlreadyExists", 'configmaps "a" already exists')
     kube.patch(ConfigMap, "a", {"data": {"k": "2"}}, namespace=NS)
@@ -91,7 +94,7 @@ def test_errors_conflicts_and_validation(kube: Client) -> None:
            'namespaces "nope" not found')
 
 
-def test_custom_resources_and_status(kube: Client) -> None:
+def test_custom_resources_and_status(kube: Any) -> None:
     made = kube.create(Widget(metadata=ObjectMeta(name="w1", namespace=NS), spec={"items": ["a"]},
                               status={"phase": "dropped"}))
     assert made.spec == {"items": ["a"], "replicas": 1} and made.status is None
@@ -111,7 +114,7 @@ def test_custom_resources_and_status(kube: Client) -> None:
     expect(lambda: kube.get(Widget, "w1", namespace=NS), 404, "NotFound", 'widgets.example.com "w1" not found')
 
 
-def test_patch_types_on_a_builtin(kube: Client) -> None:
+def test_patch_types_on_a_builtin(kube: Any) -> None:
     pod = Pod(metadata=ObjectMeta(name="p", namespace=NS),
               spec=PodSpec(containers=[Container(name="a", image="one"), Container(name="b", image="two")]))
     kube.create(pod)
@@ -127,7 +130,7 @@ def test_patch_types_on_a_builtin(kube: Client) -> None:
            422, "Invalid", "the server rejected our request due to an error in our request")
 
 
-def test_selectors_and_paging(kube: Client) -> None:
+def test_selectors_and_paging(kube: Any) -> None:
     kube.create(cm("a", {"env": "prod"}))
     kube.create(cm("b", {"env": "dev", "legacy": ""}))
     kube.create(cm("c"))
@@ -148,7 +151,7 @@ def test_selectors_and_paging(kube: Client) -> None:
     assert info.value.status.code == 400 and info.value.status.message == "field label not supported: data.x"
 
 
-def test_watch_in_order_and_resume(kube: Client) -> None:
+def test_watch_in_order_and_resume(kube: Any) -> None:
     start = kube.create(cm("a", data={"k": "0"})).metadata.resourceVersion
     kube.patch(ConfigMap, "a", {"data": {"k": "1"}}, namespace=NS)
     kube.delete(ConfigMap, "a", namespace=NS)
@@ -160,7 +163,7 @@ def test_watch_in_order_and_resume(kube: Client) -> None:
     assert seen == [("MODIFIED", "a", "1"), ("DELETED", "a", "1")]
 
 
-def test_watch_live_changes(kube: Client) -> None:
+def test_watch_live_changes(kube: Any) -> None:
     kube.create(cm("a", {"app": "x"}))
     seen = []
     for kind, obj in kube.watch(ConfigMap, namespace=NS, labels={"app": "x"}, server_timeout=WATCH_TIMEOUT):
@@ -173,13 +176,13 @@ def test_watch_live_changes(kube: Client) -> None:
     assert seen == [("ADDED", "a"), ("MODIFIED", "a"), ("DELETED", "a")]
 
 
-def test_wait_for_crd_condition_and_discover_generic_resources(kube: Client) -> None:
+def test_wait_for_crd_condition_and_discover_generic_resources(kube: Any) -> None:
     crd = kube.wait(CustomResourceDefinition, "widgets.example.com", for_conditions=["Established"])
     assert crd.status.acceptedNames.kind == "Widget"
     load_in_cluster_generic_resources(kube)
 
 
-def test_dry_run_and_delete_options(kube: Client) -> None:
+def test_dry_run_and_delete_options(kube: Any) -> None:
     kube.create(cm("a"), dry_run=True)
     expect(lambda: kube.get(ConfigMap, "a", namespace=NS), 404, "NotFound")
     kube.create(cm("a"))

@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from support import widget_crd
 
 from fakeapi.http import Endpoint, RestAPI, serve
 from fakeapi.http.discovery import version_priority
-from fakeapi.http.rest import Request
+from fakeapi.http.rest import Request, Response, WatchResponse
 from fakeapi.server import APIServer
 
 NS = "ns"
@@ -117,6 +118,22 @@ def test_health_version_and_discovery_documents(served: tuple[APIServer, Endpoin
         assert_status(body, 404, "NotFound", NOT_FOUND)
 
 
+def test_openapi_v3_lets_kubectl_use_server_side_field_validation(served: tuple[APIServer, Endpoint]) -> None:
+    _, ep = served
+    _, _, index = call(ep, "GET", "/openapi/v3")
+    url = index["paths"]["apis/example.com/v1"]["serverRelativeURL"]
+    assert url.startswith("/openapi/v3/apis/example.com/v1?hash=") and "api/v1" in index["paths"]
+    code, _, doc = call(ep, "GET", url)
+    assert code == 200 and doc["openapi"].startswith("3.")
+    patch = doc["paths"]["/apis/example.com/v1/namespaces/{namespace}/widgets/{name}"]["patch"]
+    assert patch["x-kubernetes-group-version-kind"] == {"group": "example.com", "version": "v1", "kind": "Widget"}
+    assert {"name": "fieldValidation", "in": "query"}.items() <= next(
+        p for p in patch["parameters"] if p["name"] == "fieldValidation").items()
+    _, _, core = call(ep, "GET", "/openapi/v3/api/v1")
+    assert "/api/v1/namespaces/{name}" in core["paths"]
+    assert call(ep, "GET", "/openapi/v3/apis/nothing.io/v1")[0] == 404
+
+
 def test_kube_aware_version_order() -> None:
     versions = ["v1alpha1", "foo10", "v11alpha2", "v2", "v1", "v10beta3", "v3beta1", "v11beta2", "v10", "foo1"]
     assert sorted(versions, key=version_priority) == [
@@ -193,6 +210,31 @@ def test_body_errors_are_400(served: tuple[APIServer, Endpoint]) -> None:
     assert code == 201
 
 
+def test_body_media_types(served: tuple[APIServer, Endpoint]) -> None:
+    _, ep = served
+    doc = b"metadata:\n  name: y\n  annotations:\n    at: 2024-01-02T03:04:05Z\ndata:\n  k: v\n"
+    code, _, out = call(ep, "POST", CM_PATH, raw=doc, headers={"Content-Type": "application/yaml"})
+    assert code == 201 and out["data"] == {"k": "v"}
+    assert out["metadata"]["annotations"] == {"at": "2024-01-02T03:04:05Z"}  # a string, as YAML-to-JSON gives
+    code, _, out = call(ep, "POST", CM_PATH, raw=b"\x0a\x02", headers={"Content-Type": "application/vnd.kubernetes.protobuf"})
+    assert_status(out, 415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted "
+                                                    "media types include: application/json, application/yaml")
+
+
+def test_malformed_requests_get_a_status_body(served: tuple[APIServer, Endpoint]) -> None:
+    import socket
+
+    _, ep = served
+    with socket.create_connection((ep.host, ep.port), timeout=10) as sock:
+        sock.sendall(b"NONSENSE\r\n\r\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400") or head.startswith(b"HTTP/1.0 400")
+    assert_status(json.loads(body), 400, "BadRequest")
+
+
 def test_patch_content_types(served: tuple[APIServer, Endpoint]) -> None:
     api, ep = served
     api.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": NS}})
@@ -215,14 +257,12 @@ def test_patch_content_types(served: tuple[APIServer, Endpoint]) -> None:
 
 def test_warning_headers_and_field_validation(served: tuple[APIServer, Endpoint]) -> None:
     _, ep = served
-    body = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w1"},
-            "spec": {"unknown": 1, "other": 2}}
+    body: dict[str, Any] = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w1"},
+                            "spec": {"unknown": 1, "other": 2}}
     code, resp, _ = call(ep, "POST", W_PATH, body)
     assert code == 201
-    assert resp.headers.get_all("Warning") == ['299 - "unknown field \\"spec.other\\""',
-                                               '299 - "unknown field \\"spec.unknown\\""'] or \
-        resp.headers.get_all("Warning") == ['299 - "unknown field \\"spec.unknown\\""',
-                                            '299 - "unknown field \\"spec.other\\""']
+    assert sorted(resp.headers.get_all("Warning") or []) == ['299 - "unknown field \\"spec.other\\""',
+                                                             '299 - "unknown field \\"spec.unknown\\""']
     body["metadata"]["name"] = "w2"
     code, resp, _ = call(ep, "POST", W_PATH + "?fieldValidation=Ignore", body)
     assert code == 201 and resp.headers.get_all("Warning") is None
@@ -274,7 +314,7 @@ def test_namespace_finalize_subresource(served: tuple[APIServer, Endpoint]) -> N
 
 def read_events(resp: http.client.HTTPResponse, n: int | None = None) -> list[dict[str, Any]]:
     """Read watch events (one JSON object per line) until ``n`` of them, or the end of the stream."""
-    events = []
+    events: list[dict[str, Any]] = []
     while n is None or len(events) < n:
         line = resp.readline()
         if not line:
@@ -300,6 +340,38 @@ def test_watch_is_a_chunked_json_stream_ending_at_timeout_with_a_bookmark(served
     again = conn.getresponse()
     assert again.status == 200 and json.loads(again.read())["major"] == "1"
     conn.close()
+
+
+def test_periodic_bookmarks_never_run_ahead_of_events() -> None:
+    api = APIServer()
+    start = api.resource_version
+    with serve(api, bookmark_interval=0.1) as ep:
+        conn = connect(ep)
+        conn.request("GET", "/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=1"
+                            f"&resourceVersion={start}")
+        resp = conn.getresponse()
+
+        def writer() -> None:  # every write of the test is a ConfigMap the watch matches
+            for i in range(50):
+                api.create({"apiVersion": "v1", "kind": "ConfigMap",
+                            "metadata": {"name": f"c{i}", "namespace": "default"}})
+
+        t = threading.Thread(target=writer, daemon=True)
+        t.start()
+        events = read_events(resp)
+        t.join(10)
+        conn.close()
+    delivered = 0
+    bookmarks = 0
+    for e in events:
+        rv = int(e["object"]["metadata"]["resourceVersion"])
+        if e["type"] == "BOOKMARK":
+            bookmarks += 1
+            assert delivered == rv - start  # every write up to the bookmark's revision came before it
+        else:
+            delivered += 1
+            assert e["type"] == "ADDED" and rv == start + delivered
+    assert delivered == 50 and bookmarks >= 2 and events[-1]["type"] == "BOOKMARK"
 
 
 def test_watch_sees_in_process_writes(served: tuple[APIServer, Endpoint]) -> None:
@@ -425,9 +497,12 @@ def test_parallel_servers_get_distinct_ports() -> None:
 def test_rest_api_without_sockets() -> None:
     rest = RestAPI(APIServer())
     out = rest.handle(Request("POST", "/api/v1/namespaces/default/configmaps", body=b'{"metadata":{"name":"x"}}'))
-    assert not hasattr(out, "watch") and out.code == 201  # type: ignore[union-attr]
+    assert isinstance(out, Response) and out.code == 201
     out = rest.handle(Request("GET", "/api/v1/namespaces/default/configmaps/x"))
-    assert json.loads(out.body)["metadata"]["name"] == "x"  # type: ignore[union-attr]
+    assert isinstance(out, Response) and json.loads(out.body)["metadata"]["name"] == "x"
+    out = rest.handle(Request("GET", "/api/v1/namespaces/default/configmaps", {"watch": ["1"], "timeoutSeconds": ["1"]}))
+    assert isinstance(out, WatchResponse) and out.timeout == 1.0 and not out.bookmarks
+    out.watch.close()
 
 
 # ------------------------------------------------------------------------ CLI
@@ -462,6 +537,8 @@ def test_serve_command_loads_manifests_and_serves(tmp_path: Path) -> None:
         assert code == 200 and w["spec"] == {"mode": "a", "replicas": 1}
         code, _, c = call(ep, "GET", "/api/v1/namespaces/default/configmaps/settings")
         assert code == 200 and c["data"] == {"k": "v"}
+        created = datetime.strptime(c["metadata"]["creationTimestamp"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+        assert abs(datetime.now(UTC) - created) < timedelta(minutes=5)  # the clock follows wall time
         proc.send_signal(signal.SIGINT)
         assert proc.wait(10) == 0
     finally:

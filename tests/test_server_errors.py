@@ -633,10 +633,11 @@ def test_internal_failure_is_a_500_api_error_and_changes_nothing(api: APIServer,
     api.create(widget())
     kind = api.kinds.require("Widget", WIDGET_AV)
 
-    def boom(obj: dict[str, Any]) -> list[str]:
+    def boom(obj: dict[str, Any], *args: Any) -> list[str]:
         raise RuntimeError("kaboom")
 
     monkeypatch.setattr(kind.compiled, "prepare", boom)
+    monkeypatch.setattr(kind.compiled, "prepare_copy", boom)  # the pipeline run on a copy of a request body
     err = assert_rejected(api, lambda: api.create(widget("w2")), 500, "")
     assert "kaboom" in err.message
     assert api.trace.calls[-1].code == 500

@@ -30,10 +30,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+import yaml
+
 from .. import errors
 from ..errors import ApiError, Cause
 from ..kinds import Kind
-from . import discovery
+from . import discovery, openapi_docs
 
 if TYPE_CHECKING:
     from ..server import APIServer
@@ -116,6 +118,32 @@ def decode_json(body: bytes, what: str = "couldn't get version/kind; json parse 
         raise errors.bad_request(f"{what}: {e}") from e
 
 
+class _JSONCompatibleLoader(yaml.SafeLoader):
+    """YAML as sigs.k8s.io/yaml reads it: timestamps stay strings (the document is converted to JSON)."""
+
+
+_JSONCompatibleLoader.yaml_implicit_resolvers = {
+    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+#: Request body media types the server decodes (anything else is 415).
+BODY_MEDIA_TYPES = ["application/json", "application/yaml"]
+
+
+def decode_body(req: Request) -> Any:
+    """An object body by its Content-Type: JSON (also when absent), or YAML; 415 otherwise."""
+    ctype = req.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if ctype in ("", "application/json", "*/*"):
+        return decode_json(req.body)
+    if ctype in ("application/yaml", "application/x-yaml", "text/yaml"):
+        try:
+            return yaml.load(req.body, Loader=_JSONCompatibleLoader)  # a SafeLoader subclass
+        except yaml.YAMLError as e:
+            raise errors.bad_request(f"error converting YAML to JSON: {e}") from e
+    raise errors.unsupported_media_type(BODY_MEDIA_TYPES)
+
+
 def _first(query: Mapping[str, list[str]], name: str) -> str | None:
     values = query.get(name)
     return values[0] if values else None
@@ -178,6 +206,14 @@ class RestAPI:
             return Response(500, encode(err.status))
 
     def _handle(self, req: Request) -> Response | WatchResponse:
+        with self.api.lock:  # kinds come and go with CRDs: read the registry consistently
+            found = self._resolve(req)
+        if isinstance(found, Response):
+            return found
+        return self._dispatch(req, found)
+
+    def _resolve(self, req: Request) -> Response | Route:
+        """A discovery/OpenAPI/health document, or the resource route of the path."""
         path = req.path
         if len(path) > 1 and path.endswith("/"):
             path = path.rstrip("/")
@@ -192,6 +228,18 @@ class RestAPI:
             return self._document(req, discovery.api_versions(self.server_address))
         if path == "/apis":
             return self._document(req, discovery.api_group_list(registry))
+        if path == "/openapi/v3":
+            return self._document(req, openapi_docs.index(registry))
+        if path.startswith("/openapi/v3/"):
+            parts = path[len("/openapi/v3/"):].split("/")
+            doc = None
+            if len(parts) == 2 and parts[0] == "api":
+                doc = openapi_docs.group_version_document(registry, "", parts[1])
+            elif len(parts) == 3 and parts[0] == "apis":
+                doc = openapi_docs.group_version_document(registry, parts[1], parts[2])
+            if doc is None:
+                raise errors.resource_not_found()
+            return self._document(req, doc)
         segments = [unquote(s) for s in path.strip("/").split("/")]
         if segments[0] == "api" and len(segments) >= 2:
             group, version, rest = "", segments[1], segments[2:]
@@ -210,8 +258,7 @@ class RestAPI:
             if listing is None or (not group and version != "v1"):
                 raise errors.resource_not_found()
             return self._document(req, listing)
-        route = self._route(group, version, rest)
-        return self._dispatch(req, route)
+        return self._route(group, version, rest)
 
     def _document(self, req: Request, doc: dict[str, Any]) -> Response:
         if req.method != "GET":
@@ -307,7 +354,7 @@ class RestAPI:
 
     def _object_body(self, req: Request, route: Route) -> dict[str, Any]:
         """Decode a create/update body; default its apiVersion/kind to the URL's (§2.1)."""
-        obj = decode_json(req.body)
+        obj = decode_body(req)
         kind = route.kind
         if not isinstance(obj, dict):
             raise errors.bad_request(

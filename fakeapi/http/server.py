@@ -35,6 +35,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import yaml
 
+from .. import errors
 from .rest import DEFAULT_WATCH_TIMEOUT, Request, Response, RestAPI, WatchResponse, encode
 
 if TYPE_CHECKING:
@@ -113,11 +114,30 @@ class _Handler(BaseHTTPRequestHandler):
         return "fakeapi"
 
     def do_GET(self) -> None:
+        """Every method goes through :meth:`_serve` (the REST layer answers 405 where it must)."""
         self._serve()
 
     do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_GET
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Errors raised by ``http.server`` itself (malformed request line, headers...) as a metav1.Status."""
+        self.close_connection = True
+        if self.request_version == "HTTP/0.9":  # an unparsable request line: still answer with a status line
+            self.request_version = "HTTP/1.0"
+        text = message or self.responses.get(code, ("error",))[0]
+        reason = {400: "BadRequest", 404: "NotFound", 405: "MethodNotAllowed", 413: "RequestEntityTooLarge",
+                  414: "RequestURITooLong", 431: "BadRequest", 501: "MethodNotAllowed"}.get(code, "")
+        body = encode(errors.status_body(code, reason, text))
+        self.send_response(code, message)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD" and code >= 200 and code not in (204, 304):
+            self.wfile.write(body)
+
     def log_message(self, format: str, *args: Any) -> None:
+        """Request logging, only when the server is verbose."""
         if self.server.verbose:
             super().log_message(format, *args)
 
@@ -146,9 +166,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = self._read_body()
         except ValueError:
             self.close_connection = True
-            self._send(Response(400, encode({"kind": "Status", "apiVersion": "v1", "metadata": {},
-                                             "status": "Failure", "message": "malformed request body",
-                                             "reason": "BadRequest", "code": 400})))
+            self._send(Response(400, encode(errors.status_body(400, "BadRequest", "malformed request body"))))
             return
         url = urlsplit(self.path)
         headers = {k.lower(): v for k, v in self.headers.items()}
@@ -297,20 +315,30 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
                 if now >= deadline:
                     break
                 if now >= next_bookmark:
-                    bm = w.bookmark()
-                    if bm is not None:
-                        write(_event_line(bm))
+                    write(self._drain_with_bookmark(resp))
                     next_bookmark = now + interval
                 if gone():
                     return False
                 events = w.wait(min(deadline, next_bookmark, now + WATCH_POLL_SLICE) - now)
             if resp.bookmarks:
-                bm = w.bookmark()
-                if bm is not None:
-                    write(_event_line(bm))
+                write(self._drain_with_bookmark(resp))
             return True
         finally:
             w.close()
+
+    def _drain_with_bookmark(self, resp: WatchResponse) -> bytes:
+        """The watch's pending events followed by a BOOKMARK, taken atomically under the server lock.
+
+        A bookmark promises "you have seen everything up to this resourceVersion": a write
+        committed between draining the events and reading the revision would be skipped by
+        a client that resumes from the bookmark, so both happen under ``api.lock``.
+        """
+        with self.api.lock:
+            events = resp.watch.poll(copy=False)
+            bm = resp.watch.bookmark()
+        if bm is not None:
+            events.append(bm)
+        return b"".join(_event_line(e) for e in events)
 
     # -------------------------------------------------------------- lifecycle
 

@@ -111,7 +111,7 @@ def _manifests_json() -> str:
     out = []
     for name in MANIFEST_FILES:
         with open(here / name, encoding="utf-8") as f:
-            out.append(_expand(yaml.safe_load(f)))
+            out.append(_expand(yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))))
     return json.dumps(out)
 
 
