@@ -17,6 +17,7 @@ from typing import Any
 
 from .errors import FIELD_VALUE_DUPLICATE, Cause
 from .kinds import Kind
+from .metavalidation import invalid, is_dns1123_label, required
 
 
 @dataclass(frozen=True)
@@ -129,8 +130,6 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
 
 
 def _pod_spec_causes(spec: dict[str, Any], path: str) -> list[Cause]:
-    from .metavalidation import invalid, is_dns1123_label, required
-
     causes: list[Cause] = []
     seen: set[str] = set()
     if spec.get("containers") == []:  # absent is the schema's Required value already
@@ -163,8 +162,6 @@ def _pod_spec_causes(spec: dict[str, Any], path: str) -> list[Cause]:
 
 
 def _config_key_causes(obj: dict[str, Any]) -> list[Cause]:
-    from .metavalidation import invalid
-
     causes: list[Cause] = []
     seen: set[str] = set()
     for section in ("data", "binaryData", "stringData"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from .gomodel import go_roundtrip
 from .kinds import Kind
 from .server import APIServer
 
@@ -56,8 +57,6 @@ class Client:
         k = kind or self.api.kinds.find(str(obj.get("kind", "")), obj.get("apiVersion"))
         if k is None or k.go_type is None:
             return obj
-        from .gomodel import go_roundtrip
-
         out: dict[str, Any] = go_roundtrip(obj, k.go_type)
         out["apiVersion"], out["kind"] = k.api_version, k.kind
         return out
@@ -65,9 +64,7 @@ class Client:
     def decode(self, obj: dict[str, Any], kind: Kind) -> dict[str, Any]:
         """What a Go client holds after reading ``obj`` (TypeMeta filled in, as a typed object knows it)."""
         if self.go_codec and kind.go_type is not None:
-            from .gomodel import go_roundtrip
-
-            obj = go_roundtrip(obj, kind.go_type)
+                obj = go_roundtrip(obj, kind.go_type)
         obj["apiVersion"], obj["kind"] = kind.api_version, kind.kind
         return obj
 

@@ -95,6 +95,8 @@ class Clock:
             start = parse_time(start)
         self._now = (start or DEFAULT_START).astimezone(UTC)
         self._start = self._now
+        self._stamped: datetime | None = None
+        self._stamp = ""
         self._freezers: list[Any] = []
 
     @property
@@ -112,7 +114,10 @@ class Clock:
 
     def timestamp(self) -> str:
         """The current time as a ``metav1.Time`` string (second precision)."""
-        return format_time(self._now)
+        now = self._now
+        if now is not self._stamped:  # the text of the last time formatted (datetimes are immutable)
+            self._stamped, self._stamp = now, format_time(now)
+        return self._stamp
 
     def advance(self, by: timedelta | str | float) -> datetime:
         """Move the clock forward (never backward) and return the new time."""

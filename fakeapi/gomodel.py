@@ -61,7 +61,7 @@ class GoType:
         self.name = name
         self.micro = micro
         self._plan: dict[str, Callable[[Any], Any]] | None = None
-        self._ip_plan: dict[str, Callable[[Any], Any]] | None = None
+        self._ip_plan: dict[str, tuple[Any, ...]] | None = None
         self._absent: list[tuple[str, Callable[[], Any]]] | None = None
         self._zero: Any = None
 
@@ -594,14 +594,18 @@ _SCALAR_CONV: dict[str, Callable[[Any], Any]] = {
 }
 
 
-def _compile(t: GoType, inplace: bool = False) -> dict[str, Callable[[Any], Any]]:
-    """The field encoders of a struct type (copying, or converting an owned value in place)."""
+def _compile(t: GoType) -> dict[str, Callable[[Any], Any]]:
+    """The field encoders of a struct type (each returns the marshalled value or ``_OMIT``)."""
     plan: dict[str, Callable[[Any], Any]] = {}
-    # set first: recursive types
-    if inplace:
-        t._ip_plan = plan
-    else:
-        t._plan = plan
+    t._plan = plan  # set first: recursive types
+    _compile_absent(t)
+    for name, f in t.fields.items():
+        plan[name] = _field_encoder(f)
+    return plan
+
+
+def _compile_absent(t: GoType) -> list[tuple[str, Callable[[], Any]]]:
+    """What a struct type's absent fields marshal as, in field order (omitted ones left out)."""
     if t._absent is None:
         absent: list[tuple[str, Callable[[], Any]]] = []
         for name, f in t.fields.items():
@@ -609,8 +613,41 @@ def _compile(t: GoType, inplace: bool = False) -> dict[str, Callable[[Any], Any]
             if zf is not None:
                 absent.append((name, zf))
         t._absent = absent
+    return t._absent
+
+
+# The in-place plan of a struct type: field name -> (code, ...). The commonest fields are
+# converted inline by ``_conv_struct_inplace`` (no call per field); the rest call an encoder.
+_IP_STRING_OMITEMPTY = 0  # (code,): a ``string`` with omitempty
+_IP_STRUCT_VALUE = 1  # (code, type): a struct value (not omitzero): null is the zero struct
+_IP_STRUCT_POINTER = 2  # (code, type): a pointer to a struct with omitempty: null is omitted
+_IP_CONTAINER_OMITEMPTY = 3  # (code, encoder, list|dict, "slice"|"map"): a slice or map with omitempty
+_IP_CALL = 4  # (code, encoder): anything else, through its in-place field encoder
+
+
+def _compile_inplace(t: GoType) -> dict[str, tuple[Any, ...]]:
+    """The in-place plan of a struct type (see ``_IP_*``)."""
+    plan: dict[str, tuple[Any, ...]] = {}
+    t._ip_plan = plan  # set first: recursive types
+    _compile_absent(t)
     for name, f in t.fields.items():
-        plan[name] = _field_encoder(f, inplace)
+        ft = f.type
+        k = ft.kind
+        entry: tuple[Any, ...]
+        if f.pointer:
+            if k == "struct" and f.omitempty:
+                entry = (_IP_STRUCT_POINTER, ft)
+            else:
+                entry = (_IP_CALL, _field_encoder(f, True))
+        elif k == "string" and f.omitempty:
+            entry = (_IP_STRING_OMITEMPTY,)
+        elif k == "struct" and not f.omitzero:
+            entry = (_IP_STRUCT_VALUE, ft)
+        elif k in ("slice", "map") and f.omitempty:
+            entry = (_IP_CONTAINER_OMITEMPTY, _container_encoder(ft, True), list if k == "slice" else dict, k)
+        else:
+            entry = (_IP_CALL, _field_encoder(f, True))
+        plan[name] = entry
     return plan
 
 
@@ -699,7 +736,7 @@ def _container_encoder(t: GoType, inplace: bool = False) -> Callable[[Any], Any]
 
     simple = elem.kind in ("string",)
     if inplace:
-        return _inplace_container_encoder(t.kind, simple, get)
+        return _inplace_container_encoder(t.kind, simple, get, elem if elem.kind == "struct" else None)
     if t.kind == "slice":
 
         def enc_slice(v: Any) -> Any:
@@ -723,8 +760,28 @@ def _container_encoder(t: GoType, inplace: bool = False) -> Callable[[Any], Any]
     return enc_map
 
 
-def _inplace_container_encoder(kind: str, simple: bool, get: Callable[[], Callable[[Any], Any]]) -> Callable[[Any], Any]:
-    """A slice or map encoder that converts an owned value in place (and returns it)."""
+def _inplace_container_encoder(kind: str, simple: bool, get: Callable[[], Callable[[Any], Any]],
+                               struct_elem: GoType | None) -> Callable[[Any], Any]:
+    """A slice or map encoder that converts an owned value in place (and returns it).
+
+    ``struct_elem``: the element type when it is a struct (its elements are converted inline).
+    """
+    if kind == "slice" and struct_elem is not None:
+        st = struct_elem
+
+        def enc_struct_slice_inplace(v: Any) -> Any:
+            if type(v) is not list:
+                raise _bad(v, "slice")
+            for i, x in enumerate(v):
+                if type(x) is dict:
+                    _conv_struct_inplace(x, st)
+                elif x is None:
+                    v[i] = _zero_struct(st)
+                else:
+                    raise _bad(x, st.name or "struct")
+            return v
+
+        return enc_struct_slice_inplace
     if kind == "slice":
 
         def enc_slice_inplace(v: Any) -> Any:
@@ -863,20 +920,50 @@ def _conv_struct_inplace(v: dict[str, Any], t: GoType) -> dict[str, Any]:
     Unknown and omitted keys are deleted (the others keep their places), converted values
     replace the old ones where they are, and absent fields are appended, as ``_conv_struct``
     builds them. Fields that have a value when absent are never omitted when present, so
-    checking them after the deletions is the same as checking the input.
+    checking them after the deletions is the same as checking the input. The checks and
+    errors are those of the field encoders, in the same order.
     """
     plan = t._ip_plan
     if plan is None:
-        plan = _compile(t, True)
+        plan = _compile_inplace(t)
     drop: list[str] | None = None
     for k, x in v.items():
-        enc = plan.get(k)
-        if enc is None:
-            r: Any = _OMIT
+        p = plan.get(k)
+        r: Any
+        if p is None:
+            r = _OMIT
         else:
-            r = enc(x)
-            if r is x:
-                continue
+            code = p[0]
+            if code == _IP_STRING_OMITEMPTY:
+                if type(x) is str:
+                    if x:
+                        continue
+                    r = _OMIT
+                elif x is None:
+                    r = _OMIT
+                else:
+                    raise _bad(x, "string")
+            elif code in (_IP_STRUCT_VALUE, _IP_STRUCT_POINTER):
+                if type(x) is dict:
+                    _conv_struct_inplace(x, p[1])
+                    continue
+                if x is not None:
+                    raise _bad(x, p[1].name or "struct")
+                r = _zero_struct(p[1]) if code == _IP_STRUCT_VALUE else _OMIT
+            elif code == _IP_CONTAINER_OMITEMPTY:
+                if x is None:
+                    r = _OMIT
+                elif not x:
+                    if type(x) is not p[2]:
+                        raise _bad(x, p[3])
+                    r = _OMIT
+                else:
+                    p[1](x)  # converts in place (or raises)
+                    continue
+            else:
+                r = p[1](x)
+                if r is x:
+                    continue
         if r is _OMIT:
             if drop is None:
                 drop = [k]

@@ -14,31 +14,23 @@ from typing import Any
 
 from . import errors
 
-#: The value of a lazy attribute not computed yet.
-_PENDING: Any = object()
-
-
 class _Lazy:
     """A Kind attribute (``schema``, ``compiled``, ``go_type``) that its ``loader`` may compute on first read.
 
-    Reads and writes work as for a plain attribute; a value written before the first
-    read (or given to the constructor) is kept, never overwritten by the loader.
+    A non-data descriptor: the value lives in the instance's ``__dict__`` like any attribute
+    (reads and writes cost nothing extra). The constructor leaves it out while it is pending,
+    so the first read comes here and fills it. A value written before that read (or given to
+    the constructor) is kept, never overwritten by the loader.
     """
 
     def __set_name__(self, owner: type, name: str) -> None:
-        self.slot = "_" + name
+        self.name = name
 
     def __get__(self, obj: Any, objtype: type | None = None) -> Any:
         if obj is None:
             return None  # the dataclass default
-        value = obj.__dict__.get(self.slot)
-        if value is _PENDING:
-            obj._load()
-            value = obj.__dict__[self.slot]
-        return value
-
-    def __set__(self, obj: Any, value: Any) -> None:
-        obj.__dict__[self.slot] = value
+        obj._load()
+        return obj.__dict__[self.name]
 
 
 _LAZY_FIELDS = ("schema", "compiled", "go_type")
@@ -88,16 +80,14 @@ class Kind:
             self.list_kind = self.kind + "List"
         if self.loader is not None:
             for name in _LAZY_FIELDS:
-                if self.__dict__.get("_" + name) is None:
-                    self.__dict__["_" + name] = _PENDING
+                if self.__dict__.get(name) is None:
+                    del self.__dict__[name]  # pending: the first read goes to the loader
 
     def _load(self) -> None:
-        """Fill the lazy attributes still pending from the loader (called on first read)."""
-        assert self.loader is not None
-        values = self.loader()
+        """Fill the lazy attributes still pending from the loader (None without one)."""
+        values = self.loader() if self.loader is not None else (None, None, None)
         for name, value in zip(_LAZY_FIELDS, values, strict=True):
-            if self.__dict__.get("_" + name) is _PENDING:
-                self.__dict__["_" + name] = value
+            self.__dict__.setdefault(name, value)
 
     @property
     def api_version(self) -> str:

@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeGuard
 
 from .errors import (
     FIELD_VALUE_FORBIDDEN,
@@ -156,6 +156,11 @@ def too_long(field: str, max_length: int) -> Cause:
     """``field.TooLong``."""
     unit = "byte" if max_length == 1 else "bytes"
     return Cause(FIELD_VALUE_TOO_LONG, f"Too long: may not be more than {max_length} {unit}", field)
+
+
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    """``isinstance(value, Mapping)``, answered without the ABC machinery for a plain dict."""
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def _blen(s: str) -> int:
@@ -395,7 +400,7 @@ _MANAGED_FIELDS_MAX_MANAGER = 128
 def validate_labels(labels: Any, field: str = "metadata.labels") -> list[Cause]:
     """``v1validation.ValidateLabels``: keys qualified names, values label values."""
     causes: list[Cause] = []
-    if not isinstance(labels, Mapping):
+    if not _is_mapping(labels):
         return causes
     for k, v in labels.items():
         for msg in _qualified_name(k) if type(k) is str else _is_qualified_name(k):
@@ -409,7 +414,7 @@ def validate_labels(labels: Any, field: str = "metadata.labels") -> list[Cause]:
 def validate_annotations(annotations: Any, field: str = "metadata.annotations") -> list[Cause]:
     """``ValidateAnnotations``: keys checked lower-cased; total size ≤ 256 KiB."""
     causes: list[Cause] = []
-    if not isinstance(annotations, Mapping):
+    if not _is_mapping(annotations):
         return causes
     total = 0
     for k, v in annotations.items():
@@ -423,7 +428,7 @@ def validate_annotations(annotations: Any, field: str = "metadata.annotations") 
 
 def _owner_ref_struct(ref: Any) -> dict[str, Any]:
     """An ownerReference as Go's typed struct marshals it (field order, zero strings)."""
-    src = ref if isinstance(ref, Mapping) else {}
+    src = ref if _is_mapping(ref) else {}
     out: dict[str, Any] = {}
     for f in _OWNER_REF_FIELDS:
         v = src.get(f)
@@ -546,7 +551,7 @@ def validate_managed_fields(entries: Any, field: str = "metadata.managedFields")
     if not isinstance(entries, list):
         return causes
     for i, e in enumerate(entries):
-        e = e if isinstance(e, Mapping) else {}
+        e = e if _is_mapping(e) else {}
         p = f"{field}[{i}]"
         op = e.get("operation") or ""
         if op not in ("Apply", "Update"):
@@ -694,10 +699,10 @@ def validate_object_meta_update(
 
 def _meta_of(d: Any) -> Mapping[str, Any]:
     """``metadata`` itself, or the ``metadata`` of a whole object."""
-    if not isinstance(d, Mapping):
+    if not _is_mapping(d):
         return {}
     inner = d.get("metadata")
-    return inner if isinstance(inner, Mapping) else d
+    return inner if _is_mapping(inner) else d
 
 
 def _int(v: Any) -> int:
@@ -740,7 +745,7 @@ def dedup_owner_references(meta: dict[str, Any], *, after_mutating_admission: bo
     seen: set[Any] = set()
     duplicates: list[str] = []
     for ref in refs:
-        uid = ref.get("uid", "") if isinstance(ref, Mapping) else ""
+        uid = ref.get("uid", "") if _is_mapping(ref) else ""
         uid = uid if isinstance(uid, str) else ""
         if uid not in seen or not any(_owner_ref_equal(k, ref) for k in kept):
             seen.add(uid)

@@ -201,6 +201,40 @@ def apply_merge_patch(doc: dict[str, Any], patch: Any) -> Any:
     return out
 
 
+def apply_merge_patch_shared(doc: dict[str, Any], patch: Any) -> Any:
+    """:func:`apply_merge_patch` without copying ``doc``: the result shares its untouched parts.
+
+    Equal to what :func:`apply_merge_patch` returns (keys in the same order), but only the
+    objects along the patched paths are new; everything else is ``doc``'s own. Neither is
+    mutated. For a caller that copies the result before changing it (the server's decoder).
+    """
+    if isinstance(patch, list):
+        return _prune_nulls(fast_copy(patch))
+    if not isinstance(patch, dict):
+        raise PatchFormatError("Invalid JSON Patch")
+    return _merge_shared(doc, patch)
+
+
+def _merge_shared(doc: dict[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`_merge_docs` on a shallow copy of ``doc`` (returned), copying only what it changes."""
+    out = dict(doc)
+    for k, v in patch.items():
+        if v is None:
+            out.pop(k, None)
+            continue
+        cur = out.get(k)
+        if cur is None:
+            out[k] = _prune_nulls(fast_copy(v))
+        elif isinstance(cur, dict):
+            if isinstance(v, dict):
+                out[k] = _merge_shared(cur, v)
+            else:
+                out[k] = fast_copy(v)  # evanphx: a non-object over an object is taken as is
+        else:
+            out[k] = _prune_nulls(fast_copy(v))
+    return out
+
+
 def _merge_docs(doc: dict[str, Any], patch: Mapping[str, Any]) -> None:
     for k, v in patch.items():
         if v is None:

@@ -15,7 +15,6 @@ import base64
 import json
 import random
 import threading
-import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -25,10 +24,13 @@ from . import errors
 from .builtin import builtin_kinds, validate_builtin
 from .clock import Clock, format_time, parse_time
 from .crd import kinds_from_crd, validate_crd
+from .defaults import apply_builtin_defaults
 from .errors import ApiError, Cause
 from .faults import ControllerCrash, FaultSet
+from .gomodel import GoDecodeError, go_roundtrip_owned
 from .jsonutil import copy_normalized, fast_copy, normalize_numbers
 from .kinds import Kind, KindRegistry
+from .metavalidation import dedup_owner_references, validate_object_meta, validate_object_meta_update
 from .store import Entry, Store, Table, body_differs, meta_differs, object_key
 from .trace import Trace
 from .watch import ADDED, BOOKMARK, DELETED, INITIAL_EVENTS_END, MODIFIED, Event, EventLog, Watch, WatchEvent
@@ -311,15 +313,11 @@ class APIServer:
             if field_validation != "Ignore":
                 self._warn(warnings)
         if kind.builtin:
-            from .defaults import apply_builtin_defaults
-
             apply_builtin_defaults(kind.kind, obj)
         return obj
 
     def _validate(self, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None, subresource: str = "",
                   patch: bool = False) -> None:
-        from .metavalidation import dedup_owner_references, validate_object_meta, validate_object_meta_update
-
         meta = obj["metadata"]
         self._warn(dedup_owner_references(meta))
         causes, warnings = validate_object_meta(
@@ -342,8 +340,6 @@ class APIServer:
     def _encode(self, kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
         """Built-in kinds are stored as the Go structs re-encode them; custom ones as sent."""
         if kind.builtin and kind.go_type is not None:
-            from .gomodel import GoDecodeError, go_roundtrip_owned
-
             rv = obj["metadata"].get("resourceVersion")
             try:
                 out: dict[str, Any] = go_roundtrip_owned(obj, kind.go_type)
@@ -394,7 +390,7 @@ class APIServer:
         return out
 
     def _new_uid(self) -> str:
-        return str(uuid.UUID(int=self._rng.getrandbits(128), version=4))
+        return _uuid4_text(self._rng.getrandbits(128))
 
     def _generate_name(self, base: str) -> str:
         return base[:58] + "".join(self._rng.choice(GENERATE_ALPHABET) for _ in range(5))
@@ -1326,6 +1322,14 @@ def _has_float(value: Any) -> bool:
 
 #: Deep-copy a JSON value, turning integral floats into ints (one pass of copy + normalize_numbers).
 _copy_json = copy_normalized
+
+
+def _uuid4_text(bits: int) -> str:
+    """``str(uuid.UUID(int=bits, version=4))``: the variant and version bits set, in 8-4-4-4-12 form."""
+    bits = (bits & ~(0xC000 << 48)) | (0x8000 << 48)
+    bits = (bits & ~(0xF000 << 64)) | (4 << 76)
+    h = f"{bits:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def _storage_version(spec: dict[str, Any]) -> str:

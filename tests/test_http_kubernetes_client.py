@@ -15,15 +15,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from kubernetes import client, config, watch
+from kubernetes.client import ApiException
 from support import widget_crd
 
-kubernetes = pytest.importorskip("kubernetes")
-
-from kubernetes import client, config, watch  # noqa: E402
-from kubernetes.client import ApiException  # noqa: E402
-
-from fakeapi.http import Endpoint, serve  # noqa: E402
-from fakeapi.server import APIServer  # noqa: E402
+from fakeapi.http import Endpoint, serve
+from fakeapi.server import APIServer
 
 NS = "ns"
 GROUP, VERSION, PLURAL = "example.com", "v1", "widgets"

@@ -13,21 +13,18 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from lightkube import ApiError, Client, KubeConfig
+from lightkube.generic_resource import create_namespaced_resource, load_in_cluster_generic_resources
+from lightkube.models.core_v1 import Container, PodSpec
+from lightkube.models.meta_v1 import ObjectMeta
+from lightkube.operators import in_, not_in
+from lightkube.resources.apiextensions_v1 import CustomResourceDefinition
+from lightkube.resources.core_v1 import ConfigMap, Namespace, Pod
+from lightkube.types import CascadeType, PatchType
 from support import widget_crd
 
-lightkube = pytest.importorskip("lightkube")
-
-from lightkube import ApiError, Client, KubeConfig  # noqa: E402
-from lightkube.generic_resource import create_namespaced_resource, load_in_cluster_generic_resources  # noqa: E402
-from lightkube.models.core_v1 import Container, PodSpec  # noqa: E402
-from lightkube.models.meta_v1 import ObjectMeta  # noqa: E402
-from lightkube.operators import in_, not_in  # noqa: E402
-from lightkube.resources.apiextensions_v1 import CustomResourceDefinition  # noqa: E402
-from lightkube.resources.core_v1 import ConfigMap, Namespace, Pod  # noqa: E402
-from lightkube.types import CascadeType, PatchType  # noqa: E402
-
-from fakeapi.http import serve  # noqa: E402
-from fakeapi.server import APIServer  # noqa: E402
+from fakeapi.http import serve
+from fakeapi.server import APIServer
 
 NS = "ns"
 WATCH_TIMEOUT = 10

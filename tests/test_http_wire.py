@@ -149,6 +149,34 @@ def test_discovery_follows_crds(served: tuple[APIServer, Endpoint]) -> None:
     assert code == 404 and body["message"] == NOT_FOUND
 
 
+def test_discovery_and_requests_during_crd_churn() -> None:
+    api = APIServer()
+    failures: list[BaseException] = []
+
+    def churn() -> None:
+        try:
+            for _ in range(20):
+                api.register_crd(widget_crd())
+                api.delete("CustomResourceDefinition", "widgets.example.com")
+        except BaseException as e:
+            failures.append(e)
+
+    with serve(api) as ep:
+        t = threading.Thread(target=churn)
+        t.start()
+        codes = set()
+        conn = connect(ep)
+        while t.is_alive():
+            for path in ("/apis", "/apis/example.com/v1", "/openapi/v3", "/apis/example.com/v1/widgets"):
+                conn.request("GET", path)
+                resp = conn.getresponse()
+                resp.read()
+                codes.add(resp.status)
+        conn.close()
+        t.join(30)
+    assert not failures and codes <= {200, 404}
+
+
 # ---------------------------------------------------------------- paths, codes
 
 
