@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, partial
 from typing import Any
 
 from .errors import FIELD_VALUE_DUPLICATE, Cause
 from .kinds import Kind
-from .metavalidation import invalid, is_dns1123_label, required
+from .metavalidation import _dns1123_label, invalid, is_dns1123_label, required
 
 
 @dataclass(frozen=True)
@@ -138,27 +139,36 @@ def _pod_spec_causes(spec: dict[str, Any], path: str) -> list[Cause]:
         for i, c in enumerate(spec.get(group) or []):
             if not isinstance(c, dict):
                 continue
-            field = f"{path}.{group}[{i}]"
             name = c.get("name")
             if not name:
-                causes.append(required(f"{field}.name"))
+                causes.append(required(f"{path}.{group}[{i}].name"))
             elif isinstance(name, str):
-                causes.extend(invalid(f"{field}.name", name, msg) for msg in is_dns1123_label(name))
+                errs = _label_errors(name)
+                if errs:
+                    causes.extend(invalid(f"{path}.{group}[{i}].name", name, msg) for msg in errs)
                 if name in seen:
-                    causes.append(Cause(FIELD_VALUE_DUPLICATE, f"Duplicate value: {json.dumps(name)}", f"{field}.name"))
+                    causes.append(Cause(FIELD_VALUE_DUPLICATE, f"Duplicate value: {json.dumps(name)}",
+                                        f"{path}.{group}[{i}].name"))
                 seen.add(name)
             if not c.get("image") and group == "containers":
-                causes.append(required(f"{field}.image"))
+                causes.append(required(f"{path}.{group}[{i}].image"))
     volumes: set[str] = set()
     for i, v in enumerate(spec.get("volumes") or []):
         name = v.get("name") if isinstance(v, dict) else None
         if isinstance(name, str) and name:
-            causes.extend(invalid(f"{path}.volumes[{i}].name", name, msg) for msg in is_dns1123_label(name))
+            errs = _label_errors(name)
+            if errs:
+                causes.extend(invalid(f"{path}.volumes[{i}].name", name, msg) for msg in errs)
             if name in volumes:
                 causes.append(Cause(FIELD_VALUE_DUPLICATE, f"Duplicate value: {json.dumps(name)}",
                                     f"{path}.volumes[{i}].name"))
             volumes.add(name)
     return causes
+
+
+def _label_errors(name: str) -> Sequence[str]:
+    """``is_dns1123_label`` without a fresh list (memoized for plain strings)."""
+    return _dns1123_label(name) if type(name) is str else is_dns1123_label(name)
 
 
 def _config_key_causes(obj: dict[str, Any]) -> list[Cause]:

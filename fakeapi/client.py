@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from .godecode import go_decode
 from .gomodel import go_roundtrip
 from .kinds import Kind
 from .server import APIServer
@@ -64,7 +65,7 @@ class Client:
     def decode(self, obj: dict[str, Any], kind: Kind) -> dict[str, Any]:
         """What a Go client holds after reading ``obj`` (TypeMeta filled in, as a typed object knows it)."""
         if self.go_codec and kind.go_type is not None:
-                obj = go_roundtrip(obj, kind.go_type)
+            obj = go_decode(obj, kind.go_type)
         obj["apiVersion"], obj["kind"] = kind.api_version, kind.kind
         return obj
 

@@ -8,24 +8,57 @@ structural schema, status subresource and selectable fields.
 from __future__ import annotations
 
 import json
+import marshal
 from typing import Any
 
 from .errors import FIELD_VALUE_INVALID, FIELD_VALUE_REQUIRED, Cause
 from .kinds import Kind
 
-#: (CompiledSchema, fully typed) by a schema's JSON text: a process compiles each distinct schema
-#: once, however many servers register the CRD (fixtures build a fresh server per case).
-_CACHE: dict[str, tuple[Any, bool]] = {}
+#: (CompiledSchema, fully typed) by a schema's serialized form: a process compiles each distinct
+#: schema once, however many servers register the CRD (fixtures build a fresh server per case).
+_CACHE: dict[bytes | str, tuple[Any, TypedFlag]] = {}
 
 
-def _schema_facts(schema: dict[str, Any]) -> tuple[Any, bool]:
-    """(the CompiledSchema, :func:`fully_typed`) of a structural schema, computed once per distinct schema."""
-    key = json.dumps(schema, separators=(",", ":"))
+class TypedFlag:
+    """:func:`fully_typed` of a schema as a truth value, worked out the first time it is asked.
+
+    ``bool(flag)`` is the answer (``kind.extra["typed"]``): registering a CRD does not walk
+    its schema for it; the first update of one of its objects does.
+    """
+
+    __slots__ = ("_schema", "_value")
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self._schema: dict[str, Any] | None = schema
+        self._value = False
+
+    def __bool__(self) -> bool:
+        if self._schema is not None:
+            self._value = fully_typed(self._schema)
+            self._schema = None
+        return self._value
+
+    def __repr__(self) -> str:
+        return "TypedFlag(?)" if self._schema is not None else f"TypedFlag({self._value})"
+
+
+def _schema_key(schema: dict[str, Any]) -> bytes | str:
+    """A schema's exact serialized form: marshal (version 2: no back-references), several times
+    faster than JSON for a large schema; JSON text for a value marshal cannot hold."""
+    try:
+        return marshal.dumps(schema, 2)
+    except ValueError:
+        return json.dumps(schema, separators=(",", ":"))
+
+
+def _schema_facts(schema: dict[str, Any]) -> tuple[Any, TypedFlag]:
+    """(the CompiledSchema, :func:`fully_typed` as a lazy flag) of a structural schema, made once per distinct schema."""
+    key = _schema_key(schema)
     hit = _CACHE.get(key)
     if hit is None:
         from .schema import CompiledSchema
 
-        hit = _CACHE[key] = (CompiledSchema(schema, structural=True), fully_typed(schema))
+        hit = _CACHE[key] = (CompiledSchema(schema, structural=True), TypedFlag(schema))
     return hit
 
 

@@ -164,8 +164,19 @@ _VOLUME_SOURCES = (
 )
 
 
+_VOLUME_SOURCE_SET = frozenset(_VOLUME_SOURCES)
+
+
+def _has_source(v: JSONDict) -> bool:
+    """Does a volume set one of its sources? (``v.get(s) is not None`` for some source ``s``)."""
+    for k, x in v.items():  # noqa: SIM110 (a loop, not any(): no generator on the write path)
+        if x is not None and k in _VOLUME_SOURCE_SET:
+            return True
+    return False
+
+
 def _volume(v: JSONDict) -> None:
-    if not any(v.get(s) is not None for s in _VOLUME_SOURCES):
+    if not _has_source(v):
         v["emptyDir"] = {}
     for src in ("secret", "configMap", "downwardAPI", "projected"):
         s = v.get(src)

@@ -14,6 +14,7 @@ from typing import Any
 
 from . import errors
 
+
 class _Lazy:
     """A Kind attribute (``schema``, ``compiled``, ``go_type``) that its ``loader`` may compute on first read.
 

@@ -62,42 +62,49 @@ Schema = dict[str, Any]
 # --- formats (kube-openapi strfmt, the ones apiextensions keeps: reference §6.2) ------------------
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-%s[0-9a-fA-F]{3}-%s[0-9a-fA-F]{3}-[0-9a-fA-F]{12}"
-_RE_FORMATS: dict[str, re.Pattern[str]] = {
-    "bsonobjectid": re.compile(r"^[0-9a-fA-F]{24}$"),
-    "uuid": re.compile("^" + _UUID % ("[0-9a-fA-F]", "[0-9a-fA-F]") + "$"),
-    "uuid3": re.compile("^" + _UUID % ("3", "[0-9a-fA-F]") + "$"),
-    "uuid4": re.compile("^" + _UUID % ("4", "[89abAB]") + "$"),
-    "uuid5": re.compile("^" + _UUID % ("5", "[89abAB]") + "$"),
-    "mac": re.compile(r"^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$|^([0-9a-fA-F]{4}\.){2}[0-9a-fA-F]{4}$"),
-    "hexcolor": re.compile(r"^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"),
-    "rgbcolor": re.compile(
+_FORMAT_SOURCES: dict[str, str] = {
+    "bsonobjectid": r"^[0-9a-fA-F]{24}$",
+    "uuid": "^" + _UUID % ("[0-9a-fA-F]", "[0-9a-fA-F]") + "$",
+    "uuid3": "^" + _UUID % ("3", "[0-9a-fA-F]") + "$",
+    "uuid4": "^" + _UUID % ("4", "[89abAB]") + "$",
+    "uuid5": "^" + _UUID % ("5", "[89abAB]") + "$",
+    "mac": r"^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$|^([0-9a-fA-F]{4}\.){2}[0-9a-fA-F]{4}$",
+    "hexcolor": r"^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$",
+    "rgbcolor": (
         r"^rgb\(\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,"
         r"\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*\)$"
     ),
-    "ssn": re.compile(r"^\d{3}[- ]?\d{2}[- ]?\d{4}$"),
-    "email": re.compile(r"^[^@\s<>]+@[^@\s<>]+$"),
-    "hostname": re.compile(
+    "ssn": r"^\d{3}[- ]?\d{2}[- ]?\d{4}$",
+    "email": r"^[^@\s<>]+@[^@\s<>]+$",
+    "hostname": (
         r"^(?=.{1,255}$)[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$"
     ),
-    "isbn10": re.compile(r"^(?:[0-9]{9}[0-9Xx])$"),
-    "isbn13": re.compile(r"^97[89][0-9]{10}$"),
-    "creditcard": re.compile(
+    "isbn10": r"^(?:[0-9]{9}[0-9Xx])$",
+    "isbn13": r"^97[89][0-9]{10}$",
+    "creditcard": (
         r"^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|"
         r"3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11})$"
     ),
-    "date": re.compile(r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$"),
-    "datetime": re.compile(
-        r"^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d(\.\d+)?)?([Zz]|[+-]\d\d:?\d\d)?$"
-    ),
-    "duration": re.compile(
+    "date": r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$",
+    "datetime": r"^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d(\.\d+)?)?([Zz]|[+-]\d\d:?\d\d)?$",
+    "duration": (
         r"^[+-]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+$|^\d+\s*(ns|us|µs|ms|s|m|h|d|w|"
         r"nanoseconds?|microseconds?|milliseconds?|seconds?|minutes?|hours?|days?|weeks?)$"
     ),
-    "k8s-short-name": re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"),
-    "k8s-long-name": re.compile(
-        r"^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-    ),
+    "k8s-short-name": r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$",
+    "k8s-long-name": r"^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
 }
+
+
+class _Patterns(dict[str, re.Pattern[str]]):
+    """The format regexes, each compiled on first use (most schemas use none of them)."""
+
+    def __missing__(self, name: str) -> re.Pattern[str]:
+        rx = self[name] = re.compile(_FORMAT_SOURCES[name])
+        return rx
+
+
+_RE_FORMATS = _Patterns()
 
 
 def _ip(kind: type[ipaddress.IPv4Address] | type[ipaddress.IPv6Address]) -> Callable[[str], bool]:
@@ -141,8 +148,7 @@ def _cc(s: str) -> bool:
 
 
 def _re_check(name: str) -> Callable[[str], bool]:
-    rx = _RE_FORMATS[name]
-    return lambda s: bool(rx.match(s))
+    return lambda s: bool(_RE_FORMATS[name].match(s))
 
 
 FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
@@ -572,9 +578,9 @@ class CompiledSchema:
         self.schema = schema
         self.structural = structural
         self._prune_schema = schema if structural else inline_builtin_root(schema)
-        self._defaults = structural and has_defaults(schema)
-        self._list_types = _lt_compile(schema) if structural else None
-        self._status_list_types = _lt_compile(self._status_schema()) if structural else None
+        # computed on first use (a kind may be served and never written)
+        self._defaults_known: bool | None = None
+        self._list_types_known: tuple[_LTNode | None, _LTNode | None] | None = None
         self._validators: dict[tuple[str, bool], _Validator] = {}
 
     # -- pipeline --
@@ -587,14 +593,38 @@ class CompiledSchema:
         pruned = run_pipeline(obj, self._prune_schema)
         return [f'unknown field "{p}"' for p in pruned]
 
-    def prepare_copy(self, obj: dict[str, Any], metadata: Any) -> tuple[dict[str, Any], list[str]]:
-        """:meth:`prepare` on a copy of ``obj`` (integral floats made ints), made in the same walk.
+    def prepare_copy(self, obj: dict[str, Any], metadata: Any, *,
+                     normalize: bool = True) -> tuple[dict[str, Any], list[str]]:
+        """:meth:`prepare` on a copy of ``obj`` (integral floats made ints unless not ``normalize``), made in the same walk.
 
         Returns (the copy, the warnings); ``obj`` is not changed. ``metadata``, the caller's
         own copy of ``obj["metadata"]``, is used (and pruned in place) in the copy.
         """
-        out, pruned = run_pipeline_copy(obj, self._prune_schema, metadata)
+        out, pruned = run_pipeline_copy(obj, self._prune_schema, metadata, normalize=normalize)
         return out, [f'unknown field "{p}"' for p in pruned]
+
+    @property
+    def _defaults(self) -> bool:
+        """Does the (structural) schema default anything?"""
+        if self._defaults_known is None:
+            self._defaults_known = self.structural and has_defaults(self.schema)
+        return self._defaults_known
+
+    @property
+    def _list_types(self) -> _LTNode | None:
+        """The plan to the set/map lists of the whole object (structural schemas only)."""
+        return self._lt_plans()[0]
+
+    @property
+    def _status_list_types(self) -> _LTNode | None:
+        """The plan to the set/map lists of ``status`` (structural schemas only)."""
+        return self._lt_plans()[1]
+
+    def _lt_plans(self) -> tuple[_LTNode | None, _LTNode | None]:
+        if self._list_types_known is None:
+            self._list_types_known = (
+                (_lt_compile(self.schema), _lt_compile(self._status_schema())) if self.structural else (None, None))
+        return self._list_types_known
 
     def default(self, obj: dict[str, Any]) -> None:
         """Apply defaults only (what a read from storage does for CRDs); no-op for built-ins."""

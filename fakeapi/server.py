@@ -16,9 +16,12 @@ import json
 import random
 import threading
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from functools import cache
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from . import errors
 from .builtin import builtin_kinds, validate_builtin
@@ -34,6 +37,9 @@ from .metavalidation import dedup_owner_references, validate_object_meta, valida
 from .store import Entry, Store, Table, body_differs, meta_differs, object_key
 from .trace import Trace
 from .watch import ADDED, BOOKMARK, DELETED, INITIAL_EVENTS_END, MODIFIED, Event, EventLog, Watch, WatchEvent
+
+if TYPE_CHECKING:
+    from .http import Endpoint
 
 GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 MAX_GENERATE_ATTEMPTS = 8
@@ -148,6 +154,15 @@ class APIServer:
     def lock(self) -> threading.RLock:
         """The server lock (held by every request; the HTTP layer shares it)."""
         return self._lock
+
+    def serve(self, host: str = "127.0.0.1", port: int = 0, **options: Any) -> AbstractContextManager[Endpoint]:
+        """Serve the Kubernetes REST API over HTTP: ``with api.serve() as endpoint:`` (see :func:`fakeapi.http.serve`).
+
+        Port 0 picks a free port; ``endpoint.url`` and ``endpoint.kubeconfig_path`` point any client at it.
+        """
+        from .http import serve
+
+        return serve(self, host, port, **options)
 
     def wake_watchers(self) -> None:
         """Wake every thread blocked in ``Watch.wait`` so it re-checks its watch (HTTP shutdown)."""
@@ -274,23 +289,27 @@ class APIServer:
         return ns
 
     def _decode(self, kind: Kind, obj: dict[str, Any], field_validation: str, *, copy: bool = True,
-                normalize: bool = True) -> dict[str, Any]:
+                normalize: bool = True, shared: bool = False) -> dict[str, Any]:
         """Run the decode pipeline on a request body: numbers, pruning, nulls, defaults.
 
-        The body is copied first unless ``copy`` is False (the caller owns it outright);
-        ``normalize=False`` skips the float check of a body known to hold none.
+        The body is copied first unless ``copy`` is False (the caller owns it outright); a
+        copy is normalized (integral floats made ints). ``normalize=False`` skips the float
+        check of a body known to hold none. ``shared``: the body shares parts with stored
+        objects (a merge patch's result) and is copied, normalized only if ``normalize``.
         """
         if field_validation not in ("Ignore", "Warn", "Strict", ""):
             raise errors.bad_request(
                 f'fieldValidation: Unsupported value: "{field_validation}": supported values: "Ignore", "Strict", "Warn"')
+        norm = copy or normalize
+        copied = copy or shared
         # copy and prune in one walk when the body is copied (metadata first: it is checked before pruning)
-        fused = copy and kind.compiled is not None and type(obj) is dict
+        fused = copied and kind.compiled is not None and type(obj) is dict
         if fused:
             meta = obj.get("metadata")
-            meta = {} if meta is None else _copy_json(meta)
+            meta = {} if meta is None else _copy_json(meta) if norm else fast_copy(meta)
         else:
-            if copy:
-                obj = _copy_json(obj)
+            if copied:
+                obj = _copy_json(obj) if norm else fast_copy(obj)
             elif normalize:
                 obj = normalize_numbers(obj)
             meta = obj.get("metadata")
@@ -304,7 +323,7 @@ class APIServer:
         meta.pop("selfLink", None)
         warnings: list[str]
         if fused:
-            obj, warnings = kind.compiled.prepare_copy(obj, meta)
+            obj, warnings = kind.compiled.prepare_copy(obj, meta, normalize=norm)
         else:
             warnings = kind.compiled.prepare(obj) if kind.compiled is not None else []
         if warnings:
@@ -535,21 +554,15 @@ class APIServer:
 
     def _matcher(self, kind: Kind, label_selector: Any, field_selector: Any) -> tuple[
             Callable[[dict[str, Any]], bool] | None, list[tuple[str, frozenset[str]]]]:
-        from .selectors import (
-            SelectorError,
-            field_value,
-            parse_field_selector,
-            parse_label_selector,
-            selector_from_map,
-        )
-
+        selectors = _selectors_module()
+        field_value = selectors.field_value
         try:
             if isinstance(label_selector, dict):
-                lsel = selector_from_map(label_selector)
+                lsel = selectors.selector_from_map(label_selector)
             else:
-                lsel = parse_label_selector(label_selector or "")
-            fsel = parse_field_selector(field_selector or "")
-        except SelectorError as e:
+                lsel = selectors.parse_label_selector(label_selector or "")
+            fsel = selectors.parse_field_selector(field_selector or "")
+        except selectors.SelectorError as e:
             raise errors.bad_request(str(e)) from e
         allowed = {"metadata.name", *kind.selectable_fields}
         if kind.namespaced:
@@ -847,16 +860,7 @@ class APIServer:
         ptype = PATCH_TYPES.get(patch_type, "")
 
         def run() -> _Outcome:
-            from .patches import (
-                PatchApplyError,
-                PatchFormatError,
-                PatchInternalError,
-                PatchTooLargeError,
-                apply_json_patch,
-                apply_merge_patch,
-                apply_strategic_merge_patch,
-            )
-
+            patches = _patches_module()
             if k.namespaced and not ns:
                 raise errors.resource_not_found()
             accepted = BUILTIN_PATCH_MEDIA if k.builtin else CR_PATCH_MEDIA
@@ -878,24 +882,25 @@ class APIServer:
                     body = json.loads(body)
                 except ValueError as err:
                     raise errors.bad_request(f"error decoding patch: {err}") from err
-            # every patch function works on a copy of the document it is given
+            # the patch functions do not change the document they are given (a merge patch's
+            # result shares its untouched parts: the decoder copies it)
             current = e.obj if e.obj.get("apiVersion") == k.api_version else self._read(k, e.obj)
             try:
                 if ptype == "json":
-                    result = apply_json_patch(current, body)
+                    result = patches.apply_json_patch(current, body)
                 elif ptype == "merge":
-                    result = apply_merge_patch(current, body)
+                    result = patches.apply_merge_patch_shared(current, body)
                 else:
                     if not isinstance(body, dict):
-                        raise PatchFormatError("unable to find api field in struct for the patch")
-                    result = apply_strategic_merge_patch(current, body, k.schema or {})
-            except PatchTooLargeError as err:
+                        raise patches.PatchFormatError("unable to find api field in struct for the patch")
+                    result = patches.apply_strategic_merge_patch(current, body, k.schema or {})
+            except patches.PatchTooLargeError as err:
                 raise ApiError(errors.status_body(413, "RequestEntityTooLarge", str(err))) from err
-            except PatchFormatError as err:
+            except patches.PatchFormatError as err:
                 raise errors.bad_request(str(err)) from err
-            except PatchApplyError as err:
+            except patches.PatchApplyError as err:
                 raise errors.generic_invalid() from err
-            except PatchInternalError as err:
+            except patches.PatchInternalError as err:
                 raise errors.internal(str(err)) from err
             if not isinstance(result, dict):
                 raise errors.bad_request("the patch produced something that is not an object")
@@ -907,8 +912,9 @@ class APIServer:
                 if ptype == "json":
                     raise errors.bad_request("the API version or kind of the object changed in the patch")
                 result["apiVersion"], result["kind"] = k.api_version, k.kind
-            # the patch functions return a fresh document; only a JSON Patch may share the caller's values
-            decoded = self._decode(k, result, field_validation, copy=ptype == "json", normalize=_has_float(body))
+            # a strategic merge patch returns a fresh document; a JSON Patch may share the caller's values
+            decoded = self._decode(k, result, field_validation, copy=ptype == "json", normalize=_has_float(body),
+                                   shared=ptype == "merge")
             dmeta = decoded["metadata"]
             dmeta["name"] = name
             if k.namespaced:
@@ -1301,6 +1307,25 @@ class APIServer:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+@cache
+def _patches_module() -> ModuleType:
+    """``fakeapi.patches``, imported on first use (jsonpatch is slow to import; a ready server needs none).
+
+    A cached reference: an ``import`` statement in a request path costs microseconds per call.
+    """
+    from . import patches
+
+    return patches
+
+
+@cache
+def _selectors_module() -> ModuleType:
+    """``fakeapi.selectors``, imported on first use (lists and watches; a ready server needs none)."""
+    from . import selectors
+
+    return selectors
 
 
 def _typed(kind: Kind) -> bool:

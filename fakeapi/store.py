@@ -88,21 +88,30 @@ def body_differs(new: dict[str, Any], e: Entry, *, typed: bool = False) -> bool:
     """
     if e.obj_is_stored:
         old = e.obj
-        if len(new) != len(old) or any(k != "metadata" and (k not in old or new[k] != old[k]) for k in new):
+        if len(new) != len(old):
             return True
+        for k, v in new.items():
+            if k != "metadata" and old.get(k, _MISSING) != v:
+                return True
         if typed:
             return False
     return body_bytes(new) != e.data
+
+
+_MISSING: Any = object()
 
 
 def meta_differs(new: dict[str, Any], e: Entry) -> bool:
     """Would ``new``'s metadata (resourceVersion aside) be stored with other bytes than ``e``'s?"""
     if e.obj_is_stored:
         a, b = new.get("metadata") or {}, e.obj.get("metadata") or {}
-        ka = {k for k in a if k != "resourceVersion"}
-        kb = {k for k in b if k != "resourceVersion"}
         # ObjectMeta is typed (checked before validation), so == is exact
-        return ka != kb or any(a[k] != b[k] for k in ka)
+        if len(a) - ("resourceVersion" in a) != len(b) - ("resourceVersion" in b):
+            return True  # not the same keys
+        for k, v in a.items():  # noqa: SIM110 (a loop, not any(): no generator on the write path)
+            if k != "resourceVersion" and b.get(k, _MISSING) != v:
+                return True  # a key of new's that old lacks, or another value
+        return False
     return meta_bytes(new) != e.meta_data
 
 
@@ -127,7 +136,7 @@ class Table:
         if old is not None:
             self._unindex(old)
         else:
-            bisect.insort(self.keys, entry.key, key=_byte_key)
+            _insort(self.keys, entry.key)
             self.by_namespace.setdefault(entry.namespace, set()).add(entry.key)
         self.entries[entry.key] = entry
         for kv in entry.labels.items():
@@ -140,7 +149,8 @@ class Table:
         if old is None:
             return None
         self._unindex(old)
-        i = bisect.bisect_left(self.keys, _byte_key(key), key=_byte_key)
+        i = bisect.bisect_left(self.keys, key) if key.isascii() else bisect.bisect_left(
+            self.keys, _byte_key(key), key=_byte_key)
         if i < len(self.keys) and self.keys[i] == key:
             del self.keys[i]
         ns = self.by_namespace.get(old.namespace)
@@ -186,6 +196,19 @@ class Table:
 
 def _byte_key(key: str) -> bytes:
     return key.encode()
+
+
+def _insort(keys: list[str], key: str) -> None:
+    """Insert ``key`` into ``keys`` (kept in byte order of their UTF-8 encodings).
+
+    Code point order is UTF-8 byte order, so strings compare as their bytes do: an ASCII key
+    (every valid object name) needs no encoding. Other keys take the encoding path, which
+    raises for what cannot be encoded.
+    """
+    if key.isascii():
+        bisect.insort(keys, key)
+    else:
+        bisect.insort(keys, key, key=_byte_key)
 
 
 class Store:

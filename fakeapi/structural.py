@@ -12,6 +12,7 @@ The functions only walk the data present, never the whole schema.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from . import openapi
@@ -465,28 +466,32 @@ def _run_list(xs: list[Any], n: _Node, path: Chain, pruned: list[str], skip: boo
 #
 # The server copies a request body before running the pipeline on it. These walks do both
 # at once: they build the pruned, null-dropped, defaulted copy (integral floats turned into
-# ints as the copy does) without a separate copying pass. The result, and the pruned paths
-# with their order, are those of ``copy_normalized`` followed by :func:`run_pipeline`.
+# ints when the copy does that) without a separate copying pass. The result, and the pruned
+# paths with their order, are those of the copy followed by :func:`run_pipeline`.
 
 _PLAIN = frozenset({str, int, bool, type(None)})
+Copier = Callable[[Any], Any]
 
 
-def run_pipeline_copy(obj: dict[str, Any], schema: Schema, metadata: Any) -> tuple[dict[str, Any], list[str]]:
-    """:func:`run_pipeline` on a normalized copy of ``obj``: (the copy, the pruned paths); ``obj`` is untouched.
+def run_pipeline_copy(obj: dict[str, Any], schema: Schema, metadata: Any, *,
+                      normalize: bool = True) -> tuple[dict[str, Any], list[str]]:
+    """:func:`run_pipeline` on a copy of ``obj``: (the copy, the pruned paths); ``obj`` is untouched.
 
-    ``metadata`` is the copy of ``obj["metadata"]`` the caller has made (and checked) already:
-    it takes that key's place, or is appended when ``obj`` has no ``metadata``, and is pruned
-    in place as :func:`run_pipeline` prunes it.
+    The copy is :func:`~fakeapi.jsonutil.copy_normalized` (integral floats made ints), or a plain
+    :func:`~fakeapi.jsonutil.fast_copy` with ``normalize=False``. ``metadata`` is the copy of
+    ``obj["metadata"]`` the caller has made (and checked) already: it takes that key's place,
+    or is appended when ``obj`` has no ``metadata``, and is pruned in place as
+    :func:`run_pipeline` prunes it.
     """
     n = _compile(schema)
     pruned: list[str] = []
-    out = _run_copy(obj, n, None, pruned, n.preserve, True, metadata)
+    out = _run_copy(obj, n, None, pruned, n.preserve, True, copy_normalized if normalize else fast_copy, metadata)
     return out, pruned
 
 
 def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], preserve: bool, embedded: bool,
-              metadata: Any = _MISSING) -> dict[str, Any]:
-    """:func:`_run` on a copy of ``x`` (returned); ``metadata`` replaces ``x["metadata"]`` (the root only)."""
+              cp: Copier, metadata: Any = _MISSING) -> dict[str, Any]:
+    """:func:`_run` on a copy of ``x`` made with ``cp`` (returned); ``metadata`` replaces ``x["metadata"]``."""
     props = n.props
     out: dict[str, Any] = {}
     for k, v in x.items():
@@ -500,18 +505,18 @@ def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], prese
                 out[k] = None
             elif k == "metadata" and type(v) is dict:
                 if v is not metadata:
-                    v = copy_normalized(v)
+                    v = cp(v)
                 _prune_meta(v, chain_text((path, "metadata")), pruned)
                 out[k] = v
             else:
-                out[k] = v if v is metadata or type(v) in _PLAIN else copy_normalized(v)
+                out[k] = v if v is metadata or type(v) in _PLAIN else cp(v)
             continue
         if sub is None:
             if n.ap is None:
                 if not preserve:
                     pruned.append(chain_text((path, k)))
                 else:
-                    out[k] = v if type(v) in _PLAIN else copy_normalized(v)
+                    out[k] = v if type(v) in _PLAIN else cp(v)
                 continue
             sub = n.ap
         tv = type(v)
@@ -519,13 +524,13 @@ def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], prese
             if sub.nullable or sub.has_default:
                 out[k] = None
         elif tv is dict:
-            out[k] = _run_copy(v, sub, (path, k), pruned, sub.preserve, sub.embedded)
+            out[k] = _run_copy(v, sub, (path, k), pruned, sub.preserve, sub.embedded, cp)
         elif tv is list:
-            out[k] = _run_list_copy(v, sub, (path, k), pruned, sub.preserve)
+            out[k] = _run_list_copy(v, sub, (path, k), pruned, sub.preserve, cp)
         elif tv in _PLAIN:
             out[k] = v
         else:
-            out[k] = copy_normalized(v)
+            out[k] = cp(v)
     if metadata is not _MISSING and "metadata" not in x:
         out["metadata"] = metadata
         if type(metadata) is dict:
@@ -535,17 +540,17 @@ def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], prese
     return out
 
 
-def _run_list_copy(xs: list[Any], n: _Node, path: Chain, pruned: list[str], skip: bool) -> list[Any]:
-    """:func:`_run_list` on a copy of ``xs`` (returned)."""
+def _run_list_copy(xs: list[Any], n: _Node, path: Chain, pruned: list[str], skip: bool, cp: Copier) -> list[Any]:
+    """:func:`_run_list` on a copy of ``xs`` made with ``cp`` (returned)."""
     it = n.items
     fill = it.has_default and not it.nullable
     out: list[Any] = []
     for i, v in enumerate(xs):
         tv = type(v)
         if tv is dict:
-            out.append(_run_copy(v, it, (path, i), pruned, skip or it.preserve, it.embedded))
+            out.append(_run_copy(v, it, (path, i), pruned, skip or it.preserve, it.embedded, cp))
         elif tv is list:
-            out.append(_run_list_copy(v, it, (path, i), pruned, skip or it.preserve))
+            out.append(_run_list_copy(v, it, (path, i), pruned, skip or it.preserve, cp))
         elif v is None and fill:
             nv = fast_copy(it.default)
             _defaults_node(nv, it)
@@ -553,7 +558,7 @@ def _run_list_copy(xs: list[Any], n: _Node, path: Chain, pruned: list[str], skip
         elif tv in _PLAIN:
             out.append(v)
         else:
-            out.append(copy_normalized(v))
+            out.append(cp(v))
     return out
 
 

@@ -139,7 +139,9 @@ class TestCustomKinds:
         api, _ = typed_api
         api.create(_runner("by-user"))
         got = Client(api, "ctrl").get("Runner", "by-user", "ns")
-        assert "env" not in got["spec"]["template"]["spec"]["containers"][0]
+        # json.Unmarshal keeps [] as an empty non-nil slice: a strict comparison with what the
+        # controller wrote (no env) differs, semantic equality does not
+        assert got["spec"]["template"]["spec"]["containers"][0]["env"] == []
         # a controller that writes back what it read changes the stored bytes (the drift of the seed)
         before = api.get("Runner", "by-user", "ns")
         after = Client(api, "ctrl").update(got)

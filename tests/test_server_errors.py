@@ -633,7 +633,7 @@ def test_internal_failure_is_a_500_api_error_and_changes_nothing(api: APIServer,
     api.create(widget())
     kind = api.kinds.require("Widget", WIDGET_AV)
 
-    def boom(obj: dict[str, Any], *args: Any) -> list[str]:
+    def boom(obj: dict[str, Any], *args: Any, **kwargs: Any) -> list[str]:
         raise RuntimeError("kaboom")
 
     monkeypatch.setattr(kind.compiled, "prepare", boom)

@@ -307,9 +307,9 @@ class CacheReader:
         if kind.go_type is None:
             out: Obj = fast_copy(obj)
         else:
-            from ..gomodel import go_roundtrip
+            from ..godecode import go_decode
 
-            out = go_roundtrip(obj, kind.go_type)
+            out = go_decode(obj, kind.go_type)
         # A typed Go object knows its TypeMeta; fakeapi.client.Client fills it in the same way.
         out["apiVersion"], out["kind"] = kind.api_version, kind.kind
         return out

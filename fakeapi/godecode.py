@@ -1,0 +1,69 @@
+"""What a Go controller holds after reading an object: ``json.Unmarshal`` into its typed struct.
+
+Reading and writing are not symmetric in Go. ``json.Unmarshal`` turns ``[]``
+into an empty, non-nil slice and ``{}`` into an empty, non-nil map; only
+``json.Marshal`` drops them again (``omitempty``). A controller that compares
+the template it read (``env: []``) with the object it wrote earlier (no
+``env``) with a strict comparison sees a difference on every reconcile: the
+drift bug of shared/SEED.md. :func:`go_decode` keeps exactly that difference
+visible: it is :func:`~fakeapi.gomodel.go_roundtrip` (unknown fields dropped,
+zero values of non-omitempty fields filled in, times normalised) except that
+empty slices and maps that were present stay present, and quantities keep the
+text they were written with (``1000m`` and ``1`` are different Go values under
+``reflect.DeepEqual``; :func:`~fakeapi.semantic.semantic_equal` compares them
+by value).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .gomodel import GoType, go_roundtrip
+
+
+def go_decode(obj: Any, t: GoType | None) -> Any:
+    """The typed value a Go client holds after decoding ``obj`` (a new object; ``obj`` is not mutated)."""
+    out = go_roundtrip(obj, t)
+    if t is not None:
+        _restore(obj, out, t)
+    return out
+
+
+def _restore(src: Any, dst: Any, t: GoType) -> None:
+    """Put back into ``dst`` the empty slices/maps and quantity texts of ``src`` that encoding changed."""
+    kind = t.kind
+    if kind == "struct":
+        if type(src) is not dict or type(dst) is not dict:
+            return
+        for key, value in src.items():
+            f = t.fields.get(key)
+            if f is None or value is None:
+                continue
+            _restore_member(dst, key, value, f.type)
+    elif kind == "slice":
+        if type(src) is list and type(dst) is list and t.elem is not None:
+            for a, b in zip(src, dst):
+                _restore(a, b, t.elem)
+    elif kind == "map" and type(src) is dict and type(dst) is dict and t.elem is not None:
+        for key, value in src.items():
+            if value is not None and key in dst:
+                _restore_member(dst, key, value, t.elem)
+
+
+def _restore_member(dst: dict[str, Any], key: str, value: Any, ft: GoType) -> None:
+    fk = ft.kind
+    if fk == "slice" and type(value) is list:
+        if not value:
+            dst[key] = []
+        elif key in dst:
+            _restore(value, dst[key], ft)
+    elif fk == "map" and type(value) is dict:
+        if not value:
+            dst[key] = {}
+        elif key in dst:
+            _restore(value, dst[key], ft)
+    elif fk == "struct":
+        if key in dst:
+            _restore(value, dst[key], ft)
+    elif fk == "quantity" and key in dst and type(value) in (str, int, float):
+        dst[key] = value
