@@ -98,3 +98,18 @@ def get_path(obj: JSON, path: str, default: Any = None) -> Any:
             return default
         cur = cur[part]
     return cur
+
+
+def go_json_type(value: Any) -> str:
+    """The JSON kind of a value as Go's decoder names it in errors (``cannot unmarshal number into …``)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"

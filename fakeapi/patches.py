@@ -30,6 +30,7 @@ import jsonpointer
 
 from . import openapi
 from .jsonutil import fast_copy
+from .jsonutil import go_json_type as _json_type
 from .metavalidation import bad_value
 
 __all__ = [
@@ -89,19 +90,6 @@ class PatchInternalError(PatchError):
     code = 500
 
 
-def _json_type(v: Any) -> str:
-    """The JSON kind of a value, as Go's decoder names it in errors."""
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, (int, float)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    return "object"
 
 
 # --- JSON Patch ---------------------------------------------------------------------------

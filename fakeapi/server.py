@@ -32,6 +32,7 @@ from .errors import ApiError, Cause
 from .faults import ControllerCrash, FaultSet
 from .gomodel import GoDecodeError, go_roundtrip_owned
 from .jsonutil import copy_normalized, fast_copy, normalize_numbers
+from .jsonutil import go_json_type as _json_type
 from .kinds import Kind, KindRegistry
 from .metavalidation import dedup_owner_references, validate_object_meta, validate_object_meta_update
 from .store import Entry, Store, Table, body_differs, meta_differs, object_key
@@ -1384,16 +1385,6 @@ def _short(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"))[:200]
 
 
-def _json_type(v: Any) -> str:
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, (int, float)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    return "object"
 
 
 _META_STRING_MAPS = ("labels", "annotations")

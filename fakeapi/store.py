@@ -134,11 +134,14 @@ class Table:
         """Insert or replace an entry, keeping indexes; returns the previous entry."""
         old = self.entries.get(entry.key)
         if old is not None:
+            self.entries[entry.key] = entry
+            if old.labels == entry.labels:
+                return old  # same key, same labels: the indexes stay as they are
             self._unindex(old)
         else:
             _insort(self.keys, entry.key)
             self.by_namespace.setdefault(entry.namespace, set()).add(entry.key)
-        self.entries[entry.key] = entry
+            self.entries[entry.key] = entry
         for kv in entry.labels.items():
             self.by_label.setdefault(kv, set()).add(entry.key)
         return old

@@ -34,6 +34,7 @@ import yaml
 
 from .. import errors
 from ..errors import ApiError, Cause
+from ..jsonutil import go_json_type as _json_type
 from ..kinds import Kind
 from . import discovery, openapi_docs
 
@@ -559,15 +560,3 @@ class RestAPI:
         return self._ok(200, out)
 
 
-def _json_type(v: Any) -> str:
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, (int, float)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    if v is None:
-        return "null"
-    return "object"
