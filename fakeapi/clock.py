@@ -28,7 +28,7 @@ def parse_duration(text: str | int | float) -> timedelta:
         return timedelta(seconds=text)
     s = text.strip()
     sign = 1
-    if s[:1] in "+-":
+    if s and s[0] in "+-":
         sign = -1 if s[0] == "-" else 1
         s = s[1:]
     if s == "0":
@@ -140,13 +140,25 @@ class Clock:
         for f in self._freezers:
             f.move_to(self._now)
 
+    #: Modules freezegun must not patch: client libraries whose lazy imports build pydantic or
+    #: swagger models from ``datetime`` while the scan runs.
+    FREEZE_IGNORE: tuple[str, ...] = ("kubernetes", "lightkube", "pydantic", "pydantic_core", "kr8s")
+
     @contextmanager
     def frozen(self) -> Iterator[Clock]:
-        """Freeze ``datetime.now()``/``time.time()`` at the virtual time while inside."""
+        """Freeze ``datetime.now()``/``time.time()`` at the virtual time while inside.
+
+        User code that reads the wall clock (a controller computing an age) then sees the
+        virtual time, and moves with :meth:`advance`.
+        """
         import freezegun
 
-        freezer = freezegun.freeze_time(self._now)
-        factory = freezer.start()
+        freezer = freezegun.freeze_time(self._now, ignore=list(self.FREEZE_IGNORE))
+        try:
+            factory = freezer.start()
+        except BaseException:
+            freezer.stop()
+            raise
         self._freezers.append(factory)
         try:
             yield self

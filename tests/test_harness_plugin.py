@@ -171,7 +171,6 @@ def test_robustness_variants_are_items_and_all_run(project: pytest.Pytester) -> 
 
 
 def test_parallel_under_xdist(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("xdist")
     (project.path / "cases" / "robust.yaml").write_text(ROBUST)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
     result = project.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider", "-p", "no:asyncio", "-n", "2")

@@ -1,8 +1,7 @@
-"""Known departures from shared/reference/APISERVER_SEMANTICS.md in modules outside the server core.
+"""Reference behaviours once found missing in modules outside the server core, kept as regression tests.
 
-Each test states the reference's behaviour and is marked ``xfail(strict=True)``
-with the module and the bug, so the suite stays green while the bug is open and
-fails loudly (XPASS) once it is fixed, at which point the mark comes off.
+Semantic.DeepEqual on unstructured content (§7.3) is strict about keys: an
+empty list or a null value is not the same as an absent key.
 """
 
 from __future__ import annotations

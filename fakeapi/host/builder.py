@@ -11,6 +11,7 @@ function returns (``watches``).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -127,15 +128,16 @@ class ControllerBuilder:
 # Event handlers (controller-runtime pkg/handler), bound to one queue of one controller start.
 
 
-class _Handler:
+class _Handler(ABC):
     __slots__ = ("predicates", "queue")
 
     def __init__(self, queue: WorkQueue[Request], predicates: tuple[Predicate, ...]) -> None:
         self.queue = queue
         self.predicates = predicates
 
-    def requests(self, obj: Obj) -> Iterable[Request]:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abstractmethod
+    def requests(self, obj: Obj) -> Iterable[Request]:
+        """The requests an event on ``obj`` maps to."""
 
     def _enqueue(self, obj: Obj) -> None:
         add = self.queue.add
