@@ -291,3 +291,17 @@ def test_repository_fixtures_load_or_fail_cleanly(path: Path) -> None:
         assert all(p.line is not None for p in e.problems)
     else:
         assert all(c.name for c in cases)
+
+
+def test_a_service_fault_may_name_the_services_own_error() -> None:
+    text = ("name: a\nsteps:\n  - do:\n"
+            "      - fault: {on: {service: actions, call: RemoveRunner}, error: JobStillRunning}\n")
+    assert load_text(text)[0].steps[0].do[0]["fault"]["error"] == "JobStillRunning"
+
+
+def test_an_api_fault_reason_must_be_one_the_server_has() -> None:
+    text = "name: a\nsteps:\n  - do:\n      - fault: {on: {verb: get}, error: Conflcit}\n"
+    with pytest.raises(LoadError) as err:
+        load_text(text, "bad.yaml")
+    assert "did you mean `Conflict`" in str(err.value)
+    assert "bad.yaml:4" in str(err.value)

@@ -195,6 +195,12 @@ def _defs() -> dict[str, Any]:
         },
         description="A fault rule: on, skip, times, and one of error, crash, stale.",
     )
+    # A rule for a bundle's simulated service (on.service) may name that service's own errors
+    # (JobStillRunning); an API rule's error reason must be one the API server has.
+    fault["properties"]["error"]["oneOf"][0] = {"type": "string", "minLength": 1}
+    fault["if"] = {"properties": {"on": {"required": ["service"]}}, "required": ["on"]}
+    fault["else"] = {"properties": {"error": {"oneOf": [{"type": "string", "enum": list(FAULT_REASONS)},
+                                                        {"type": "object"}]}}}
     patch_op = _closed("patch", {
         **_target_properties(),
         "type": {"type": "string", "enum": ["merge", "json", "strategic"], "description": "Default merge."},
