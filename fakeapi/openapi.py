@@ -24,6 +24,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .jsonutil import fast_copy
+
 Schema = dict[str, Any]
 
 QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
@@ -274,12 +276,21 @@ def structural_from_definition(name: str) -> Schema:
     and enums dropped; embedded ObjectMeta as ``{type: object}``. Returns a
     fresh copy each call (callers may embed and mutate it).
     """
-    return json.loads(_structural_json(name))
+    return fast_copy(_structural(name))
 
 
 @lru_cache(maxsize=64)
-def _structural_json(name: str) -> str:
-    return json.dumps(_expand_def(name, ()), sort_keys=True)
+def _structural(name: str) -> Schema:
+    """The expanded definition, built once per process (never handed out: callers get copies)."""
+    return _sort_keys(_expand_def(name, ()))
+
+
+def _sort_keys(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _sort_keys(node[k]) for k in sorted(node)}
+    if isinstance(node, list):
+        return [_sort_keys(v) for v in node]
+    return node
 
 
 def _expand_def(name: str, stack: tuple[str, ...]) -> Schema:

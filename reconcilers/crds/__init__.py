@@ -14,7 +14,6 @@ The manifests are YAML data next to this module. Where a node reads
 from __future__ import annotations
 
 import copy
-import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 import yaml
 
 from fakeapi import openapi
+from fakeapi.jsonutil import fast_copy
 
 Schema = dict[str, Any]
 
@@ -106,19 +106,19 @@ def _expand(node: Any) -> Any:
 
 
 @lru_cache(maxsize=1)
-def _manifests_json() -> str:
+def _manifests() -> tuple[Schema, ...]:
+    """The expanded manifests, built once per process (never handed out: callers get copies)."""
     here = Path(__file__).parent
     out = []
     for name in MANIFEST_FILES:
         with open(here / name, encoding="utf-8") as f:
             out.append(_expand(yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))))
-    return json.dumps(out)
+    return tuple(out)
 
 
 def crd_manifests() -> list[dict[str, Any]]:
     """The four CRD manifests, expanded (a fresh copy each call)."""
-    manifests: list[dict[str, Any]] = json.loads(_manifests_json())
-    return manifests
+    return [fast_copy(m) for m in _manifests()]
 
 
 def object_schema(kind: str) -> Schema:
