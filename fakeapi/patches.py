@@ -180,13 +180,7 @@ def apply_merge_patch(doc: dict[str, Any], patch: Any) -> Any:
     (null elements of added values pruned). A list patch replaces the document;
     ``null`` or a scalar raises PatchFormatError("Invalid JSON Patch").
     """
-    if isinstance(patch, list):
-        return _prune_nulls(fast_copy(patch))
-    if not isinstance(patch, dict):
-        raise PatchFormatError("Invalid JSON Patch")
-    out = fast_copy(doc)
-    _merge_docs(out, patch)
-    return out
+    return fast_copy(apply_merge_patch_shared(doc, patch))
 
 
 def apply_merge_patch_shared(doc: dict[str, Any], patch: Any) -> Any:
@@ -204,7 +198,7 @@ def apply_merge_patch_shared(doc: dict[str, Any], patch: Any) -> Any:
 
 
 def _merge_shared(doc: dict[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
-    """:func:`_merge_docs` on a shallow copy of ``doc`` (returned), copying only what it changes."""
+    """RFC 7386 merge of ``patch`` into a shallow copy of ``doc`` (returned), copying only what it changes."""
     out = dict(doc)
     for k, v in patch.items():
         if v is None:
@@ -223,21 +217,6 @@ def _merge_shared(doc: dict[str, Any], patch: Mapping[str, Any]) -> dict[str, An
     return out
 
 
-def _merge_docs(doc: dict[str, Any], patch: Mapping[str, Any]) -> None:
-    for k, v in patch.items():
-        if v is None:
-            doc.pop(k, None)
-            continue
-        cur = doc.get(k)
-        if cur is None:
-            doc[k] = _prune_nulls(fast_copy(v))
-        elif isinstance(cur, dict):
-            if isinstance(v, dict):
-                _merge_docs(cur, v)
-            else:
-                doc[k] = fast_copy(v)  # evanphx: a non-object over an object is taken as is
-        else:
-            doc[k] = _prune_nulls(fast_copy(v))
 
 
 def _prune_nulls(v: Any) -> Any:

@@ -9,7 +9,7 @@ A report reads::
       fixtures/demo.yaml:66  calls  expected 1 matching call, got 2  (update Gadget)
     trace (last 40 of 57 entries):
       2026-01-01T00:00:00Z #12 user: patch Gadget/status demo/g1 (merge) -> 200 rv=14
-      ...
+      (one line per entry)
 
 Rendered objects leave out server-owned noise (``uid``, ``resourceVersion``,
 ``managedFields``, ``creationTimestamp``, ``selfLink``) unless asked for.

@@ -4,7 +4,7 @@
 
     with fakeapi.http.serve(api) as endpoint:
         kubernetes.config.load_kube_config(config_file=endpoint.kubeconfig_path)
-        ...
+        kubernetes.client.CoreV1Api().list_namespace()
 
 It uses only the standard library (``http.server.ThreadingHTTPServer``): one
 thread per connection, keep-alive, ``TCP_NODELAY``. Requests are translated by
