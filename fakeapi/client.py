@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from .godecode import go_decode
 from .gomodel import go_roundtrip
+from .jsonutil import fast_copy
 from .kinds import Kind
 from .server import APIServer
 
@@ -69,6 +70,12 @@ class Client:
         obj["apiVersion"], obj["kind"] = kind.api_version, kind.kind
         return obj
 
+    def _own(self, snapshot: dict[str, Any], kind: Kind) -> dict[str, Any]:
+        """:meth:`decode` of a stored snapshot the server shared (``shared=True``), through its decode cache."""
+        if self.go_codec:
+            return self.api.decoded.decode(kind, snapshot)
+        return self.decode(fast_copy(snapshot), kind)
+
     # ------------------------------------------------------------ reads
 
     def get(self, kind: str, name: str, namespace: str | None = None, *,
@@ -77,7 +84,8 @@ class Client:
         k = self._kind(kind, api_version)
         if self.reader is not None:
             return self.reader.get(k.kind, name, namespace, api_version=k.api_version)
-        return self.decode(self.api.get(k.kind, name, namespace, api_version=k.api_version, actor=self.actor), k)
+        return self._own(self.api.get(k.kind, name, namespace, api_version=k.api_version, actor=self.actor,
+                                      shared=True), k)
 
     def list(self, kind: str, namespace: str | None = None, *, api_version: str | None = None,
              labels: str | dict[str, str] | None = None,
@@ -95,17 +103,17 @@ class Client:
     def create(self, obj: dict[str, Any]) -> dict[str, Any]:
         """Create an object; returns it as stored."""
         k = self._kind(str(obj.get("kind", "")), obj.get("apiVersion"))
-        return self.decode(self.api.create(self.encode(obj, k), actor=self.actor), k)
+        return self._own(self.api.create(self.encode(obj, k), actor=self.actor, shared=True), k)
 
     def update(self, obj: dict[str, Any]) -> dict[str, Any]:
         """Replace an object (PUT); its metadata.resourceVersion is the optimistic lock."""
         k = self._kind(str(obj.get("kind", "")), obj.get("apiVersion"))
-        return self.decode(self.api.update(self.encode(obj, k), actor=self.actor), k)
+        return self._own(self.api.update(self.encode(obj, k), actor=self.actor, shared=True), k)
 
     def update_status(self, obj: dict[str, Any]) -> dict[str, Any]:
         """Replace an object's status (PUT on the status subresource)."""
         k = self._kind(str(obj.get("kind", "")), obj.get("apiVersion"))
-        return self.decode(self.api.update(self.encode(obj, k), subresource="status", actor=self.actor), k)
+        return self._own(self.api.update(self.encode(obj, k), subresource="status", actor=self.actor, shared=True), k)
 
     def patch(self, kind: str, name: str, patch: Any, *, namespace: str | None = None,
               api_version: str | None = None, patch_type: str = "merge",
@@ -113,8 +121,8 @@ class Client:
         """Send a patch as is (the body is not re-encoded: a Go client sends raw patch bytes)."""
         k = self._kind(kind, api_version)
         out = self.api.patch(k.kind, name, patch, namespace=namespace, api_version=k.api_version,
-                             patch_type=patch_type, subresource=subresource, actor=self.actor)
-        return self.decode(out, k)
+                             patch_type=patch_type, subresource=subresource, actor=self.actor, shared=True)
+        return self._own(out, k)
 
     def patch_from(self, original: dict[str, Any], modified: dict[str, Any], *, optimistic_lock: bool = False,
                    subresource: str | None = None) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from .gomodel import GoType, go_roundtrip
+from .jsonutil import fast_copy
 
 
 def go_decode(obj: Any, t: GoType | None) -> Any:
@@ -67,3 +68,35 @@ def _restore_member(dst: dict[str, Any], key: str, value: Any, ft: GoType) -> No
             _restore(value, dst[key], ft)
     elif fk == "quantity" and key in dst and type(value) in (str, int, float):
         dst[key] = value
+
+
+class DecodeCache:
+    """The decoded form of stored snapshots, one per object, shared by everything that reads through the codec.
+
+    A snapshot the server stored is never mutated, so once a client has decoded the object
+    it wrote (or an informer the object it cached), every later read of the same snapshot
+    only needs a copy of that result. Entries are keyed by object and hold the snapshot they
+    were made from: a newer snapshot (or the same object read at another version) replaces it.
+    """
+
+    def __init__(self) -> None:
+        self._memo: dict[tuple[str, str, str, str], tuple[Any, Any, Any]] = {}
+
+    def decode(self, kind: Any, snapshot: dict[str, Any]) -> dict[str, Any]:
+        """What a Go client holds after reading ``snapshot`` of ``kind`` (a fresh object, TypeMeta filled in)."""
+        meta = snapshot.get("metadata") or {}
+        key = (kind.group, kind.plural, meta.get("namespace") or "", meta.get("name") or "")
+        hit = self._memo.get(key)
+        if hit is not None and hit[0] is snapshot and hit[2] is kind:
+            return fast_copy(hit[1])  # type: ignore[no-any-return]
+        out: dict[str, Any] = fast_copy(snapshot) if kind.go_type is None else go_decode(snapshot, kind.go_type)
+        out["apiVersion"], out["kind"] = kind.api_version, kind.kind
+        self._memo[key] = (snapshot, out, kind)
+        return fast_copy(out)  # type: ignore[no-any-return]
+
+    def forget(self, group: str, plural: str, namespace: str, name: str) -> None:
+        """Drop the entry of a deleted object."""
+        self._memo.pop((group, plural, namespace, name), None)
+
+    def __len__(self) -> int:
+        return len(self._memo)

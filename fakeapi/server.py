@@ -30,11 +30,14 @@ from .crd import kinds_from_crd, validate_crd
 from .defaults import apply_builtin_defaults
 from .errors import ApiError, Cause
 from .faults import ControllerCrash, FaultSet
+from .godecode import DecodeCache
 from .gomodel import GoDecodeError, go_roundtrip_owned
 from .jsonutil import copy_normalized, fast_copy, normalize_numbers
 from .jsonutil import go_json_type as _json_type
 from .kinds import Kind, KindRegistry
 from .metavalidation import dedup_owner_references, validate_object_meta, validate_object_meta_update
+from .snapshots import SnapshotGuard
+from .snapshots import enabled as _snapshot_check_enabled
 from .store import Entry, Store, Table, body_differs, meta_differs, object_key
 from .trace import Trace
 from .watch import ADDED, BOOKMARK, DELETED, INITIAL_EVENTS_END, MODIFIED, Event, EventLog, Watch, WatchEvent
@@ -83,11 +86,15 @@ def _mapping(value: Any) -> dict[str, Any]:
 
 @dataclass
 class _Outcome:
+    """What a request answers. ``stored``: ``obj`` is (or shares parts with) a stored snapshot,
+    so the caller gets a copy of it (or, asking for ``shared``, the snapshot itself)."""
+
     obj: dict[str, Any]
     code: int = 200
     rv: int = 0
     wrote: bool = False
     name: str = ""
+    stored: bool = False
 
 
 @dataclass
@@ -128,6 +135,10 @@ class APIServer:
         self._cond = threading.Condition(self._lock)
         self._local = threading.local()
         self._listeners: list[Callable[[str, Kind, dict[str, Any], dict[str, Any] | None], None]] = []
+        #: Decoded (Go client) forms of stored snapshots, shared by clients and informer caches.
+        self.decoded = DecodeCache()
+        #: Checks that stored snapshots are never mutated (``FAKEAPI_CHECK_SNAPSHOTS=1``), else None.
+        self.snapshot_guard: SnapshotGuard | None = SnapshotGuard() if _snapshot_check_enabled() else None
         for k in builtin_kinds():
             self.kinds.register(k)
         self.gc: Any = None
@@ -224,6 +235,7 @@ class APIServer:
         actor: str,
         fn: Callable[[], _Outcome],
         patch_type: str = "",
+        shared: bool = False,
     ) -> dict[str, Any]:
         self._local.warnings = []
         with self._lock:
@@ -253,6 +265,8 @@ class APIServer:
                          "", out.rv, out.wrote)
             if rule is not None and rule.crash == "after":
                 raise ControllerCrash(actor, "after", f"{verb} {kind.kind} {out.name or name}")
+            if out.stored:
+                return self._view(kind, out.obj) if shared else self._read(kind, out.obj)
             return out.obj
 
     def _record(self, verb: str, kind: Kind, namespace: str, name: str, subresource: str, actor: str,
@@ -377,9 +391,12 @@ class APIServer:
         rv = self._rv
         if w.delete:
             assert w.old is not None
-            last = fast_copy(w.old.obj)
-            last["metadata"]["resourceVersion"] = str(rv)
+            gone = w.old.obj
+            last = {**gone, "metadata": {**gone["metadata"], "resourceVersion": str(rv)}}
             self.store.remove(table, w.old.key)
+            self.decoded.forget(kind.group, kind.plural, w.old.namespace, w.old.name)
+            if self.snapshot_guard is not None:
+                self.snapshot_guard.stored(kind.plural, w.old.key, None)
             self._log(kind).append(Event(rv, DELETED, w.old.namespace, last, w.old.obj))
             self._notify(DELETED, kind, last, w.old.obj)
             return rv
@@ -389,6 +406,8 @@ class APIServer:
         meta["resourceVersion"] = str(rv)
         entry = _entry(obj, rv)
         old = self.store.put(table, entry)
+        if self.snapshot_guard is not None:
+            self.snapshot_guard.stored(kind.plural, entry.key, obj)
         etype = MODIFIED if old is not None else ADDED
         self._log(kind).append(Event(rv, etype, entry.namespace, obj, old.obj if old is not None else None))
         self._notify(etype, kind, obj, old.obj if old is not None else None)
@@ -409,6 +428,13 @@ class APIServer:
             out["apiVersion"] = kind.api_version
         return out
 
+    @staticmethod
+    def _view(kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
+        """A stored snapshot as served at ``kind``'s version, not copied (read-only: it is shared)."""
+        if obj.get("apiVersion") == kind.api_version:
+            return obj
+        return {**obj, "apiVersion": kind.api_version}
+
     def _new_uid(self) -> str:
         return _uuid4_text(self._rng.getrandbits(128))
 
@@ -426,11 +452,14 @@ class APIServer:
         field_validation: str = "Warn",
         dry_run: bool = False,
         keep_creation_timestamp: bool = False,
+        shared: bool = False,
     ) -> dict[str, Any]:
         """POST: store a new object and return it as stored (201).
 
         ``keep_creation_timestamp`` lets a fixture place an object in the past (a
-        harness-only liberty; the real server always overwrites it).
+        harness-only liberty; the real server always overwrites it). ``shared`` (here and on
+        every verb): answer with the stored snapshot itself rather than a copy; it must not be
+        mutated (for callers that decode it into their own object, as fakeapi.client.Client does).
         """
         kind = self._kind_of(obj)
         meta = _mapping(obj.get("metadata"))
@@ -438,7 +467,8 @@ class APIServer:
         ns_hint = meta.get("namespace") if kind.namespaced else ""
         ns_for_trace = str(ns_hint or namespace or "") if kind.namespaced else ""
         return self._run("create", kind, ns_for_trace, name, "", actor,
-                         lambda: self._create(kind, obj, namespace, field_validation, dry_run, keep_creation_timestamp))
+                         lambda: self._create(kind, obj, namespace, field_validation, dry_run, keep_creation_timestamp),
+                         shared=shared)
 
     def _create(self, kind: Kind, body: dict[str, Any], namespace: str | None, field_validation: str,
                 dry_run: bool, keep_creation_timestamp: bool, *, respond: bool = True) -> _Outcome:
@@ -496,7 +526,7 @@ class APIServer:
         self._after_create(kind, w)
         rv = self._commit(w)
         stored = w.obj or obj
-        return _Outcome(self._read(kind, stored) if respond else {}, 201, rv, True, obj["metadata"]["name"])
+        return _Outcome(stored if respond else {}, 201, rv, True, obj["metadata"]["name"], stored=respond)
 
     def _check_namespace_open(self, kind: Kind, ns: str, name: str) -> None:
         entry = self.store.table("", "namespaces").get("", ns)
@@ -528,7 +558,7 @@ class APIServer:
     # -------------------------------------------------------------------- read
 
     def get(self, kind: str, name: str, namespace: str | None = None, *, api_version: str | None = None,
-            resource_version: str | None = None, actor: str = "user") -> dict[str, Any]:
+            resource_version: str | None = None, actor: str = "user", shared: bool = False) -> dict[str, Any]:
         """GET one object (404 when missing)."""
         k = self.resolve_kind(kind, api_version)
         ns = namespace or "" if k.namespaced else ""
@@ -540,9 +570,9 @@ class APIServer:
             e = self._table(k).get(ns, name)
             if e is None:
                 raise errors.not_found(k.group, k.plural, name)
-            return _Outcome(self._read(k, e.obj))
+            return _Outcome(e.obj, stored=True)
 
-        return self._run("get", k, ns, name, "", actor, run)
+        return self._run("get", k, ns, name, "", actor, run, shared=shared)
 
     def _check_rv_not_too_large(self, rv: str | None) -> None:
         if rv:
@@ -697,6 +727,7 @@ class APIServer:
         actor: str = "user",
         field_validation: str = "Warn",
         dry_run: bool = False,
+        shared: bool = False,
     ) -> dict[str, Any]:
         """PUT: replace an object (or its status with ``subresource="status"``)."""
         kind = self._kind_of(obj)
@@ -732,7 +763,7 @@ class APIServer:
                     f"AdditionalErrorMsg: Precondition failed: UID in precondition: {uid}, UID in object meta: {e.uid}")
             return self._update_entry(kind, e, body, sub, dry_run, patch=False)
 
-        return self._run("update", kind, ns, name, sub, actor, run)
+        return self._run("update", kind, ns, name, sub, actor, run, shared=shared)
 
     def _check_rv_precondition(self, kind: Kind, e: Entry, meta: dict[str, Any]) -> None:
         rv = meta.get("resourceVersion")
@@ -811,27 +842,26 @@ class APIServer:
         nmeta = new["metadata"]
         if (sub != "status" and ometa.get("deletionTimestamp") and not nmeta.get("finalizers")
                 and not ometa.get("deletionGracePeriodSeconds")):
-            echo = fast_copy(new)
-            echo["metadata"]["resourceVersion"] = ometa.get("resourceVersion", "")
+            echo = {**new, "metadata": {**nmeta, "resourceVersion": ometa.get("resourceVersion", "")}}
             if dry_run:
-                return _Outcome(echo, 200, 0, False, e.name)
+                return _Outcome(echo, 200, 0, False, e.name, stored=True)
             rv = self._commit(_Write(kind, table, old=e, delete=True))
             self._after_delete(kind, e)
-            return _Outcome(echo, 200, rv, True, e.name)
+            return _Outcome(echo, 200, rv, True, e.name, stored=True)
         nmeta.pop("resourceVersion", None)
         crd = kind.builtin and kind.kind == "CustomResourceDefinition" and sub != "status"
         if crd:
             self._apply_crd(new, old, dry_run=True)  # the status it would record, for the no-op check
         if not body_differs(new, e, typed=_typed(kind)) and not meta_differs(new, e):
-            return _Outcome(self._read(kind, old), 200, 0, False, e.name)
+            return _Outcome(old, 200, 0, False, e.name, stored=True)
         if dry_run:
             new["metadata"]["resourceVersion"] = ometa.get("resourceVersion", "")
-            return _Outcome(new, 200, 0, False, e.name)
+            return _Outcome(new, 200, 0, False, e.name, stored=True)
         if crd:
             self._apply_crd(new, old)
         w = _Write(kind, table, new, old=e)
         rv = self._commit(w)
-        return _Outcome(self._read(kind, new), 200, rv, True, e.name)
+        return _Outcome(new, 200, rv, True, e.name, stored=True)
 
     # ------------------------------------------------------------------- patch
 
@@ -849,6 +879,7 @@ class APIServer:
         field_validation: str = "Warn",
         dry_run: bool = False,
         field_manager: str | None = None,
+        shared: bool = False,
     ) -> dict[str, Any]:
         """PATCH with a JSON Patch, a JSON merge patch or (built-in kinds) a strategic merge patch.
 
@@ -922,7 +953,7 @@ class APIServer:
                 dmeta["namespace"] = self._namespace_for(k, dmeta.get("namespace"), ns)
             return self._update_entry(k, e, decoded, sub, dry_run, patch=True)
 
-        return self._run("patch", k, ns, name, sub, actor, run, patch_type=ptype or patch_type)
+        return self._run("patch", k, ns, name, sub, actor, run, patch_type=ptype or patch_type, shared=shared)
 
     # ------------------------------------------------------------------ delete
 
@@ -939,6 +970,7 @@ class APIServer:
         orphan_dependents: bool | None = None,
         actor: str = "user",
         dry_run: bool = False,
+        shared: bool = False,
     ) -> dict[str, Any]:
         """DELETE: remove the object, or mark it deleting while finalizers remain.
 
@@ -960,7 +992,7 @@ class APIServer:
             return self._delete_entry(k, e, propagation_policy, preconditions, grace_period_seconds,
                                       orphan_dependents, dry_run)
 
-        return self._run("delete", k, ns, name, "", actor, run)
+        return self._run("delete", k, ns, name, "", actor, run, shared=shared)
 
     def _check_delete_options(self, policy: str | None, orphan: bool | None, grace: int | None) -> None:
         causes: list[Cause] = []
@@ -1013,12 +1045,12 @@ class APIServer:
             graceful = -1  # the namespace controller finishes it
         if not fins and graceful == 0:
             if dry_run:
-                return _Outcome(self._delete_response(k, e, old), 200, 0, False, e.name)
+                return _Outcome(self._delete_response(k, e, old), 200, 0, False, e.name, stored=k.return_deleted_object)
             rv = self._commit(_Write(k, table, old=e, delete=True))
             self._after_delete(k, e)
-            last = fast_copy(old)
-            last["metadata"]["resourceVersion"] = str(rv)
-            return _Outcome(self._delete_response(k, e, last), 200, rv, True, e.name)
+            last = {**old, "metadata": {**old["metadata"], "resourceVersion": str(rv)}}
+            return _Outcome(self._delete_response(k, e, last), 200, rv, True, e.name,
+                            stored=k.return_deleted_object)
         if fins:
             meta["finalizers"] = fins
         else:
@@ -1041,11 +1073,11 @@ class APIServer:
             new.setdefault("status", {})["phase"] = "Terminating"
         meta.pop("resourceVersion", None)
         if not body_differs(new, e, typed=_typed(k)) and not meta_differs(new, e):
-            return _Outcome(self._read(k, old), 200, 0, False, e.name)
+            return _Outcome(old, 200, 0, False, e.name, stored=True)
         if dry_run:
-            return _Outcome(new, 200, 0, False, e.name)
+            return _Outcome(new, 200, 0, False, e.name, stored=True)
         rv = self._commit(_Write(k, table, new, old=e))
-        return _Outcome(self._read(k, new), 200, rv, True, e.name)
+        return _Outcome(new, 200, rv, True, e.name, stored=True)
 
     def _pod_grace(self, pod: dict[str, Any], grace: int | None) -> int:
         spec = pod.get("spec") or {}
@@ -1057,8 +1089,9 @@ class APIServer:
         return max(int(grace), 0) if grace >= 0 else 1
 
     def _delete_response(self, k: Kind, e: Entry, obj: dict[str, Any]) -> dict[str, Any]:
+        """The deleted object itself (Pods, ServiceAccounts: it shares the stored snapshot), or a Success Status."""
         if k.return_deleted_object:
-            return self._read(k, obj)
+            return obj
         details: dict[str, Any] = {"name": e.name}
         if k.group:
             details["group"] = k.group

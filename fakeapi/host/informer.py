@@ -24,7 +24,6 @@ from typing import Any, Protocol
 
 from .. import errors
 from ..faults import ControllerCrash, FaultRule
-from ..jsonutil import fast_copy
 from ..kinds import Kind
 
 Obj = dict[str, Any]
@@ -302,26 +301,12 @@ class CacheReader:
         self._informer_for = informer_for
         #: Stale reads served so far (for tests and reports).
         self.stale_reads = 0
-        #: The decoded form of each cached snapshot, by object key: (snapshot, decoded). Snapshots
-        #: are never mutated, so a hit on the same snapshot object only needs a copy.
-        self._decoded: dict[tuple[str, str, str, str], tuple[Obj, Obj]] = {}
 
     def _decode(self, kind: Kind, obj: Obj) -> Obj:
-        meta = obj["metadata"]
-        key = (kind.group, kind.plural, meta.get("namespace") or "", meta.get("name") or "")
-        hit = self._decoded.get(key)
-        if hit is not None and hit[0] is obj and hit[1]["apiVersion"] == kind.api_version:
-            return fast_copy(hit[1])
-        if kind.go_type is None:
-            out: Obj = fast_copy(obj)
-        else:
-            from ..godecode import go_decode
-
-            out = go_decode(obj, kind.go_type)
-        # A typed Go object knows its TypeMeta; fakeapi.client.Client fills it in the same way.
-        out["apiVersion"], out["kind"] = kind.api_version, kind.kind
-        self._decoded[key] = (obj, out)
-        return fast_copy(out)
+        # Cached objects are the server's stored snapshots: the server's decode cache decodes
+        # each one once (often already done by the client that wrote it) and hands out copies.
+        out: Obj = self.api.decoded.decode(kind, obj)
+        return out
 
     def _fault(self, verb: str, kind: Kind, namespace: str, name: str) -> FaultRule | None:
         faults = self.api.faults
