@@ -88,11 +88,11 @@ class DecodeCache:
         key = (kind.group, kind.plural, meta.get("namespace") or "", meta.get("name") or "")
         hit = self._memo.get(key)
         if hit is not None and hit[0] is snapshot and hit[2] is kind:
-            return fast_copy(hit[1])  # type: ignore[no-any-return]
+            return fast_copy(hit[1])
         out: dict[str, Any] = fast_copy(snapshot) if kind.go_type is None else go_decode(snapshot, kind.go_type)
         out["apiVersion"], out["kind"] = kind.api_version, kind.kind
         self._memo[key] = (snapshot, out, kind)
-        return fast_copy(out)  # type: ignore[no-any-return]
+        return fast_copy(out)
 
     def forget(self, group: str, plural: str, namespace: str, name: str) -> None:
         """Drop the entry of a deleted object."""

@@ -914,20 +914,24 @@ def _conv_struct(v: dict[str, Any], t: GoType) -> dict[str, Any]:
     return out
 
 
-def _conv_struct_inplace(v: dict[str, Any], t: GoType) -> dict[str, Any]:
+def _conv_struct_inplace(v: dict[str, Any], t: GoType, base: dict[str, Any] | None = None) -> dict[str, Any]:
     """:func:`_conv_struct` on an owned dict: same keys in the same order, no new dict.
 
     Unknown and omitted keys are deleted (the others keep their places), converted values
     replace the old ones where they are, and absent fields are appended, as ``_conv_struct``
     builds them. Fields that have a value when absent are never omitted when present, so
     checking them after the deletions is the same as checking the input. The checks and
-    errors are those of the field encoders, in the same order.
+    errors are those of the field encoders, in the same order. A map or list value that
+    *is* ``base``'s value of the same key (an encoded object, never mutated) is kept as it is.
     """
     plan = t._ip_plan
     if plan is None:
         plan = _compile_inplace(t)
     drop: list[str] | None = None
     for k, x in v.items():
+        b = base.get(k) if base is not None else None
+        if b is x and (type(x) is dict or type(x) is list):
+            continue  # encoded already (and not ours to convert in place)
         p = plan.get(k)
         r: Any
         if p is None:
@@ -945,7 +949,7 @@ def _conv_struct_inplace(v: dict[str, Any], t: GoType) -> dict[str, Any]:
                     raise _bad(x, "string")
             elif code in (_IP_STRUCT_VALUE, _IP_STRUCT_POINTER):
                 if type(x) is dict:
-                    _conv_struct_inplace(x, p[1])
+                    _conv_struct_inplace(x, p[1], b if type(b) is dict else None)
                     continue
                 if x is not None:
                     raise _bad(x, p[1].name or "struct")
@@ -1000,13 +1004,15 @@ def go_roundtrip(obj: Any, t: GoType | None) -> Any:
     return _elem_encoder(t)(obj)
 
 
-def go_roundtrip_owned(obj: Any, t: GoType | None) -> Any:
+def go_roundtrip_owned(obj: Any, t: GoType | None, base: dict[str, Any] | None = None) -> Any:
     """:func:`go_roundtrip` of an object the caller owns outright, converted in place.
 
     The result equals (keys in the same order) what :func:`go_roundtrip` returns, but it is
     ``obj`` itself, mutated, with its unchanged parts kept rather than copied: use it only
     on a value nothing else refers to (the server's decoded request bodies). ``obj`` is
-    left half-converted when a :class:`GoDecodeError` is raised.
+    left half-converted when a :class:`GoDecodeError` is raised. ``base``: an encoded
+    object ``obj`` shares top-level values with (the stored object a write replaces); those
+    values are kept as they are, neither converted nor mutated.
     """
     if t is None:
         return obj
@@ -1015,5 +1021,5 @@ def go_roundtrip_owned(obj: Any, t: GoType | None) -> Any:
             return None
         if type(obj) is not dict:
             raise _bad(obj, t.name or "struct")
-        return _conv_struct_inplace(obj, t)
+        return _conv_struct_inplace(obj, t, base)
     return _elem_encoder(t, True)(obj)

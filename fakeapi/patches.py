@@ -310,7 +310,10 @@ Schema = dict[str, Any]
 
 
 def apply_strategic_merge_patch(doc: dict[str, Any], patch: Any, schema: Schema | None) -> dict[str, Any]:
-    """Apply a strategic merge patch to a copy of ``doc`` (``StrategicMergeMapPatch``).
+    """Apply a strategic merge patch to ``doc`` (``StrategicMergeMapPatch``); ``doc`` is not changed.
+
+    The result is new along the paths the patch touches and shares the rest with ``doc``
+    (copy it before mutating it).
 
     ``schema`` is the kind's root schema (``openapi.builtin_schema``): list
     merge keys and strategies come from its nodes. Lists without a strategy
@@ -325,7 +328,7 @@ def apply_strategic_merge_patch(doc: dict[str, Any], patch: Any, schema: Schema 
         raise PatchFormatError(
             f"json: cannot unmarshal {_json_type(patch)} into Go value of type map[string]interface {{}}"
         )
-    return _merge_map(fast_copy(doc), fast_copy(patch), schema)
+    return _merge_map(dict(doc), fast_copy(patch), schema)
 
 
 def _go_type(v: Any) -> str:
@@ -440,7 +443,7 @@ def _merge_map(original: dict[str, Any] | None, patch: dict[str, Any], schema: S
         if isinstance(orig_v, dict):
             sub = openapi.child(schema, k)
             _, strategy = _strategy(sub)
-            original[k] = patch_v if strategy == _REPLACE else _merge_map(orig_v, patch_v, sub)
+            original[k] = patch_v if strategy == _REPLACE else _merge_map(dict(orig_v), patch_v, sub)
         elif isinstance(orig_v, list):
             sub = openapi.child(schema, k)
             _, strategy = _strategy(sub)
@@ -699,7 +702,7 @@ def _merge_slice_without_special_elements(
         value = v[merge_key]
         for i, o in enumerate(out):
             if _matches_key(o, merge_key, value):
-                out[i] = _merge_map(o, v, elem_schema)
+                out[i] = _merge_map(dict(o), v, elem_schema)
                 break
         else:
             out.append(v)

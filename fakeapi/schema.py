@@ -593,14 +593,16 @@ class CompiledSchema:
         pruned = run_pipeline(obj, self._prune_schema)
         return [f'unknown field "{p}"' for p in pruned]
 
-    def prepare_copy(self, obj: dict[str, Any], metadata: Any, *,
-                     normalize: bool = True) -> tuple[dict[str, Any], list[str]]:
+    def prepare_copy(self, obj: dict[str, Any], metadata: Any, *, normalize: bool = True,
+                     base: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
         """:meth:`prepare` on a copy of ``obj`` (integral floats made ints unless not ``normalize``), made in the same walk.
 
         Returns (the copy, the warnings); ``obj`` is not changed. ``metadata``, the caller's
-        own copy of ``obj["metadata"]``, is used (and pruned in place) in the copy.
+        own copy of ``obj["metadata"]``, is used (and pruned in place) in the copy. ``base``: a
+        stored object whose parts ``obj`` shares; those are shared by the copy too
+        (:func:`~fakeapi.structural.run_pipeline_copy`).
         """
-        out, pruned = run_pipeline_copy(obj, self._prune_schema, metadata, normalize=normalize)
+        out, pruned = run_pipeline_copy(obj, self._prune_schema, metadata, normalize=normalize, base=base)
         return out, [f'unknown field "{p}"' for p in pruned]
 
     @property

@@ -36,7 +36,7 @@ from .jsonutil import copy_normalized, fast_copy, normalize_numbers
 from .jsonutil import go_json_type as _json_type
 from .kinds import Kind, KindRegistry
 from .metavalidation import dedup_owner_references, validate_object_meta, validate_object_meta_update
-from .snapshots import SnapshotGuard
+from .snapshots import SnapshotGuard, SnapshotMutated
 from .snapshots import enabled as _snapshot_check_enabled
 from .store import Entry, Store, Table, body_differs, meta_differs, object_key
 from .trace import Trace
@@ -254,7 +254,7 @@ class APIServer:
                 if rule is not None and rule.crash == "after":  # the caller dies once the call returns, whatever it got
                     raise ControllerCrash(actor, "after", f"{verb} {kind.kind} {name}") from e
                 raise
-            except (ControllerCrash, KeyboardInterrupt):
+            except (ControllerCrash, KeyboardInterrupt, SnapshotMutated):
                 raise
             except Exception as e:  # a bug or an unforeseen input: answer like the server would (500)
                 err = errors.internal(f"Internal error occurred: {type(e).__name__}: {e}")
@@ -304,13 +304,14 @@ class APIServer:
         return ns
 
     def _decode(self, kind: Kind, obj: dict[str, Any], field_validation: str, *, copy: bool = True,
-                normalize: bool = True, shared: bool = False) -> dict[str, Any]:
+                normalize: bool = True, shared: bool = False, base: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run the decode pipeline on a request body: numbers, pruning, nulls, defaults.
 
         The body is copied first unless ``copy`` is False (the caller owns it outright); a
         copy is normalized (integral floats made ints). ``normalize=False`` skips the float
         check of a body known to hold none. ``shared``: the body shares parts with stored
-        objects (a merge patch's result) and is copied, normalized only if ``normalize``.
+        objects (a patch's result) and is copied, normalized only if ``normalize``; the parts
+        it shares with ``base`` (the stored object patched) stay shared, as decoded already.
         """
         if field_validation not in ("Ignore", "Warn", "Strict", ""):
             raise errors.bad_request(
@@ -338,7 +339,7 @@ class APIServer:
         meta.pop("selfLink", None)
         warnings: list[str]
         if fused:
-            obj, warnings = kind.compiled.prepare_copy(obj, meta, normalize=norm)
+            obj, warnings = kind.compiled.prepare_copy(obj, meta, normalize=norm, base=base)
         else:
             warnings = kind.compiled.prepare(obj) if kind.compiled is not None else []
         if warnings:
@@ -371,12 +372,16 @@ class APIServer:
         if causes:
             raise errors.invalid(kind.group, kind.kind, meta.get("name") or meta.get("generateName") or "", causes)
 
-    def _encode(self, kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
-        """Built-in kinds are stored as the Go structs re-encode them; custom ones as sent."""
+    def _encode(self, kind: Kind, obj: dict[str, Any], base: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Built-in kinds are stored as the Go structs re-encode them; custom ones as sent.
+
+        ``base``: the stored object ``obj`` replaces; the top-level values ``obj`` shares with it
+        are encoded already and kept as they are.
+        """
         if kind.builtin and kind.go_type is not None:
             rv = obj["metadata"].get("resourceVersion")
             try:
-                out: dict[str, Any] = go_roundtrip_owned(obj, kind.go_type)
+                out: dict[str, Any] = go_roundtrip_owned(obj, kind.go_type, base=base)
             except GoDecodeError as e:
                 raise errors.bad_request(str(e)) from e
             if rv is not None:
@@ -794,7 +799,8 @@ class APIServer:
         ometa = old["metadata"]
         self._check_rv_precondition(kind, e, body["metadata"])
         if sub == "status":
-            new = fast_copy(old)
+            # everything but status stays as stored: shared with the old snapshot (never mutated)
+            new = {**old, "metadata": fast_copy(ometa)}
             if "status" in body:
                 new["status"] = body["status"]
             else:
@@ -825,8 +831,8 @@ class APIServer:
                     new["status"] = old["status"]
                 else:
                     new.pop("status", None)
-            if kind.builtin and kind.kind == "Namespace":
-                new.setdefault("spec", {})["finalizers"] = (old.get("spec") or {}).get("finalizers", [])
+            if kind.builtin and kind.kind == "Namespace":  # spec may be the stored one: replaced, not changed
+                new["spec"] = {**(new.get("spec") or {}), "finalizers": (old.get("spec") or {}).get("finalizers", [])}
             # generation
             if not kind.builtin:
                 if body_differs(new, e, typed=_typed(kind)):
@@ -836,7 +842,7 @@ class APIServer:
         if new["metadata"].get("creationTimestamp") is None:
             new["metadata"].pop("creationTimestamp", None)
         self._validate(kind, new, old, sub, patch)
-        new = self._encode(kind, new)
+        new = self._encode(kind, new, base=old)
         table = self._table(kind)
         # delete-on-update: the last finalizer removed from a deleting object
         nmeta = new["metadata"]
@@ -944,9 +950,10 @@ class APIServer:
                 if ptype == "json":
                     raise errors.bad_request("the API version or kind of the object changed in the patch")
                 result["apiVersion"], result["kind"] = k.api_version, k.kind
-            # a strategic merge patch returns a fresh document; a JSON Patch may share the caller's values
+            # merge patches share the untouched parts of the stored object (kept shared by the decoder);
+            # a JSON Patch may share the caller's values
             decoded = self._decode(k, result, field_validation, copy=ptype == "json", normalize=_has_float(body),
-                                   shared=ptype == "merge")
+                                   shared=ptype != "json", base=current if ptype != "json" else None)
             dmeta = decoded["metadata"]
             dmeta["name"] = name
             if k.namespaced:
@@ -1024,7 +1031,7 @@ class APIServer:
         if orphan is not None and policy is None:
             policy = "Orphan" if orphan else "Background"
         old = e.obj
-        new = fast_copy(old)
+        new = {**old, "metadata": fast_copy(old["metadata"])}  # the rest is shared with the stored snapshot
         meta = new["metadata"]
         fins = [f for f in (meta.get("finalizers") or [])]
         had_gc = [f for f in fins if f in GC_FINALIZERS]
@@ -1070,7 +1077,7 @@ class APIServer:
         if first and (not k.builtin or int(meta.get("generation") or 0) > 0):
             meta["generation"] = int(meta.get("generation") or 0) + 1
         if k.builtin and k.kind == "Namespace":
-            new.setdefault("status", {})["phase"] = "Terminating"
+            new["status"] = {**(new.get("status") or {}), "phase": "Terminating"}
         meta.pop("resourceVersion", None)
         if not body_differs(new, e, typed=_typed(k)) and not meta_differs(new, e):
             return _Outcome(old, 200, 0, False, e.name, stored=True)
@@ -1317,13 +1324,14 @@ class APIServer:
                 raise errors.conflict("", "pods", name, f'pod {name} is already assigned to node "{spec["nodeName"]}"')
             if e.obj["metadata"].get("deletionTimestamp"):
                 raise errors.conflict("", "pods", name, f"pod {name} is being deleted, cannot be assigned to a host")
-            new = fast_copy(e.obj)
-            new.setdefault("spec", {})["nodeName"] = node
-            status = new.setdefault("status", {})
+            # a new snapshot sharing what the binding leaves as it was
+            status = dict(e.obj.get("status") or {})
             conds = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
             conds.append({"type": "PodScheduled", "status": "True", "lastProbeTime": None,
                           "lastTransitionTime": self.clock.timestamp()})
             status["conditions"] = conds
+            new = {**e.obj, "metadata": fast_copy(e.obj["metadata"]), "spec": {**spec, "nodeName": node},
+                   "status": status}
             new["metadata"].pop("resourceVersion", None)
             rv = self._commit(_Write(k, table, new, old=e))
             return _Outcome({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201},

@@ -473,8 +473,8 @@ _PLAIN = frozenset({str, int, bool, type(None)})
 Copier = Callable[[Any], Any]
 
 
-def run_pipeline_copy(obj: dict[str, Any], schema: Schema, metadata: Any, *,
-                      normalize: bool = True) -> tuple[dict[str, Any], list[str]]:
+def run_pipeline_copy(obj: dict[str, Any], schema: Schema, metadata: Any, *, normalize: bool = True,
+                      base: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
     """:func:`run_pipeline` on a copy of ``obj``: (the copy, the pruned paths); ``obj`` is untouched.
 
     The copy is :func:`~fakeapi.jsonutil.copy_normalized` (integral floats made ints), or a plain
@@ -482,16 +482,25 @@ def run_pipeline_copy(obj: dict[str, Any], schema: Schema, metadata: Any, *,
     ``obj["metadata"]`` the caller has made (and checked) already: it takes that key's place,
     or is appended when ``obj`` has no ``metadata``, and is pruned in place as
     :func:`run_pipeline` prunes it.
+
+    ``base``: an object that went through this pipeline (with this schema) already and is never
+    mutated, such as the stored object a patch was applied to. A map or list of ``obj`` that *is*
+    ``base``'s value at the same path is taken as it is, neither walked nor copied: the pipeline
+    would leave it unchanged. The copy then shares those parts with ``base``.
     """
     n = _compile(schema)
     pruned: list[str] = []
-    out = _run_copy(obj, n, None, pruned, n.preserve, True, copy_normalized if normalize else fast_copy, metadata)
+    out = _run_copy(obj, n, None, pruned, n.preserve, True, copy_normalized if normalize else fast_copy, metadata,
+                    base)
     return out, pruned
 
 
 def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], preserve: bool, embedded: bool,
-              cp: Copier, metadata: Any = _MISSING) -> dict[str, Any]:
-    """:func:`_run` on a copy of ``x`` made with ``cp`` (returned); ``metadata`` replaces ``x["metadata"]``."""
+              cp: Copier, metadata: Any = _MISSING, base: dict[str, Any] | None = None) -> dict[str, Any]:
+    """:func:`_run` on a copy of ``x`` made with ``cp`` (returned); ``metadata`` replaces ``x["metadata"]``.
+
+    Values that are ``base``'s at the same key are kept as they are (see :func:`run_pipeline_copy`).
+    """
     props = n.props
     out: dict[str, Any] = {}
     for k, v in x.items():
@@ -511,6 +520,14 @@ def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], prese
             else:
                 out[k] = v if v is metadata or type(v) in _PLAIN else cp(v)
             continue
+        tv = type(v)
+        if base is not None and (tv is dict or tv is list):
+            b = base.get(k)
+            if b is v:
+                out[k] = v  # processed already, never mutated: shared
+                continue
+        else:
+            b = None
         if sub is None:
             if n.ap is None:
                 if not preserve:
@@ -519,14 +536,14 @@ def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], prese
                     out[k] = v if type(v) in _PLAIN else cp(v)
                 continue
             sub = n.ap
-        tv = type(v)
         if v is None:
             if sub.nullable or sub.has_default:
                 out[k] = None
         elif tv is dict:
-            out[k] = _run_copy(v, sub, (path, k), pruned, sub.preserve, sub.embedded, cp)
+            out[k] = _run_copy(v, sub, (path, k), pruned, sub.preserve, sub.embedded, cp, _MISSING,
+                               b if type(b) is dict else None)
         elif tv is list:
-            out[k] = _run_list_copy(v, sub, (path, k), pruned, sub.preserve, cp)
+            out[k] = _run_list_copy(v, sub, (path, k), pruned, sub.preserve, cp, b if type(b) is list else None)
         elif tv in _PLAIN:
             out[k] = v
         else:
@@ -540,17 +557,24 @@ def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], prese
     return out
 
 
-def _run_list_copy(xs: list[Any], n: _Node, path: Chain, pruned: list[str], skip: bool, cp: Copier) -> list[Any]:
-    """:func:`_run_list` on a copy of ``xs`` made with ``cp`` (returned)."""
+def _run_list_copy(xs: list[Any], n: _Node, path: Chain, pruned: list[str], skip: bool, cp: Copier,
+                   base: list[Any] | None = None) -> list[Any]:
+    """:func:`_run_list` on a copy of ``xs`` made with ``cp`` (returned); items that are ``base``'s at the same index are kept."""
     it = n.items
     fill = it.has_default and not it.nullable
     out: list[Any] = []
+    nb = len(base) if base is not None else 0
     for i, v in enumerate(xs):
         tv = type(v)
-        if tv is dict:
-            out.append(_run_copy(v, it, (path, i), pruned, skip or it.preserve, it.embedded, cp))
+        b = base[i] if i < nb else None  # type: ignore[index]
+        if b is v and (tv is dict or tv is list):
+            out.append(v)  # processed already, never mutated: shared
+        elif tv is dict:
+            out.append(_run_copy(v, it, (path, i), pruned, skip or it.preserve, it.embedded, cp, _MISSING,
+                                 b if type(b) is dict else None))
         elif tv is list:
-            out.append(_run_list_copy(v, it, (path, i), pruned, skip or it.preserve, cp))
+            out.append(_run_list_copy(v, it, (path, i), pruned, skip or it.preserve, cp,
+                                      b if type(b) is list else None))
         elif v is None and fill:
             nv = fast_copy(it.default)
             _defaults_node(nv, it)

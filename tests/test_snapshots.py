@@ -1,0 +1,147 @@
+"""Stored snapshots are shared, never mutated: the write paths build new snapshots around the old parts.
+
+The server hands its stored snapshot to watchers, informer caches and the decode cache, and a
+patch or a status write builds the new snapshot from the old one's untouched parts. These tests
+check the sharing is real (so it stays cheap) and never changes what was stored before.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from fakeapi import APIServer
+from fakeapi.client import Client
+from fakeapi.jsonutil import canonical
+from fakeapi.snapshots import SnapshotGuard, SnapshotMutated
+
+NS = "default"
+
+
+def _pod(name: str = "p") -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NS, "labels": {"a": "1"}},
+            "spec": {"containers": [{"name": "c", "image": "busybox:1", "env": [{"name": "X", "value": "1"}]}]}}
+
+
+def _stored(api: APIServer, name: str = "p") -> dict[str, Any]:
+    return api.get("Pod", name, NS, shared=True)
+
+
+@pytest.fixture
+def api() -> APIServer:
+    a = APIServer()
+    a.snapshot_guard = SnapshotGuard()
+    return a
+
+
+def test_guard_detects_a_mutated_snapshot(api: APIServer) -> None:
+    api.create(_pod())
+    _stored(api)["metadata"]["labels"]["a"] = "changed"  # what a careless caller of shared=True could do
+    with pytest.raises(SnapshotMutated, match="pods default/p"):
+        api.patch("Pod", "p", {"metadata": {"labels": {"b": "2"}}}, namespace=NS)
+
+
+def test_shared_get_is_the_snapshot_and_plain_get_a_copy(api: APIServer) -> None:
+    api.create(_pod())
+    assert _stored(api) is _stored(api)
+    plain = api.get("Pod", "p", NS)
+    assert plain == _stored(api) and plain is not _stored(api)
+    assert plain["spec"] is not _stored(api)["spec"]
+
+
+@pytest.mark.parametrize("patch_type", ["merge", "strategic"])
+def test_metadata_patch_shares_spec_and_status_with_the_old_snapshot(api: APIServer, patch_type: str) -> None:
+    api.create(_pod())
+    old = _stored(api)
+    text = canonical(old)
+    api.patch("Pod", "p", {"metadata": {"labels": {"b": "2"}}}, namespace=NS, patch_type=patch_type)
+    new = _stored(api)
+    assert new is not old and new["metadata"]["labels"] == {"a": "1", "b": "2"}
+    assert new["spec"] is old["spec"] and new["status"] is old["status"]
+    assert canonical(old) == text
+
+
+def test_strategic_patch_of_one_container_leaves_the_old_snapshot_alone(api: APIServer) -> None:
+    api.create(_pod())
+    old = _stored(api)
+    text = canonical(old)
+    api.patch("Pod", "p", {"spec": {"containers": [{"name": "c", "image": "busybox:2"}]}}, namespace=NS,
+              patch_type="strategic")
+    new = _stored(api)
+    assert new["spec"]["containers"][0]["image"] == "busybox:2"
+    assert new["spec"]["containers"][0]["env"] == [{"name": "X", "value": "1"}]
+    assert canonical(old) == text and old["spec"]["containers"][0]["image"] == "busybox:1"
+
+
+def test_status_write_shares_spec_and_copies_nothing_else(api: APIServer) -> None:
+    api.create(_pod())
+    old = _stored(api)
+    text = canonical(old)
+    api.patch("Pod", "p", {"status": {"phase": "Running"}}, namespace=NS, subresource="status")
+    new = _stored(api)
+    assert new["status"]["phase"] == "Running" and new["spec"] is old["spec"]
+    assert canonical(old) == text
+
+
+def test_patch_result_given_to_the_caller_is_its_own(api: APIServer) -> None:
+    api.create(_pod())
+    out = api.patch("Pod", "p", {"metadata": {"labels": {"b": "2"}}}, namespace=NS)
+    out["spec"]["containers"][0]["image"] = "mutated"
+    out["metadata"]["labels"]["a"] = "mutated"
+    stored = _stored(api)
+    assert stored["spec"]["containers"][0]["image"] == "busybox:1" and stored["metadata"]["labels"]["a"] == "1"
+
+
+def test_delete_and_binding_leave_old_snapshots_alone(api: APIServer) -> None:
+    api.create(_pod())
+    api.patch("Pod", "p", {"metadata": {"finalizers": ["x/y"]}}, namespace=NS)
+    before = _stored(api)
+    text = canonical(before)
+    api.bind_pod("p", NS, "node-1")
+    bound = _stored(api)
+    assert bound["spec"]["nodeName"] == "node-1" and "nodeName" not in before["spec"]
+    api.delete("Pod", "p", NS)
+    assert _stored(api)["metadata"]["deletionTimestamp"]
+    assert canonical(before) == text
+    api.snapshot_guard.check_all()  # type: ignore[union-attr]
+
+
+def test_client_reads_decode_each_snapshot_once_and_hand_out_copies(api: APIServer) -> None:
+    c = Client(api, "ctl")
+    created = c.create(_pod())
+    assert len(api.decoded) == 1
+    got = c.get("Pod", "p", NS)
+    assert got == created and got is not created
+    got["spec"]["containers"][0]["image"] = "mine"
+    assert c.get("Pod", "p", NS)["spec"]["containers"][0]["image"] == "busybox:1"
+    c.delete("Pod", "p", NS)
+    assert len(api.decoded) == 0  # forgotten with the object
+
+
+def test_a_whole_arc_lifecycle_never_mutates_a_stored_snapshot() -> None:
+    from reconcilers.testing import ArcCluster
+
+    a = ArcCluster(check_invariants=False)
+    a.api.snapshot_guard = SnapshotGuard()
+    a.create_ars(min_runners=1, max_runners=5)
+    a.settle()
+    a.patch_ars({"spec": {"minRunners": 3}})
+    a.settle()
+    a.set_image("ghcr.io/actions/actions-runner:2.331.0")
+    a.settle()
+    a.delete_ars()
+    a.settle()
+    a.api.snapshot_guard.check_all()
+
+
+def test_list_and_watch_consumers_get_copies(api: APIServer) -> None:
+    api.create(_pod())
+    items = api.list("Pod", NS)["items"]
+    items[0]["spec"]["containers"][0]["image"] = "mutated"
+    with api.watch("Pod", NS, resource_version="0") as w:
+        events = w.poll()
+    events[0].object["spec"]["containers"][0]["image"] = "mutated"
+    assert _stored(api)["spec"]["containers"][0]["image"] == "busybox:1"
+    assert copy.deepcopy(_stored(api)) == _stored(api)
