@@ -87,9 +87,12 @@ class DecodeCache:
         meta = snapshot.get("metadata") or {}
         key = (kind.group, kind.plural, meta.get("namespace") or "", meta.get("name") or "")
         hit = self._memo.get(key)
-        if hit is not None and hit[0] is snapshot and hit[2] is kind:
-            return fast_copy(hit[1])
-        out: dict[str, Any] = fast_copy(snapshot) if kind.go_type is None else go_decode(snapshot, kind.go_type)
+        if hit is not None and hit[2] is kind:
+            if hit[0] is snapshot:
+                return fast_copy(hit[1])
+            out = _decode_reusing(snapshot, kind.go_type, hit[0], hit[1])
+        else:
+            out = fast_copy(snapshot) if kind.go_type is None else go_decode(snapshot, kind.go_type)
         out["apiVersion"], out["kind"] = kind.api_version, kind.kind
         self._memo[key] = (snapshot, out, kind)
         return fast_copy(out)
@@ -100,3 +103,37 @@ class DecodeCache:
 
     def __len__(self) -> int:
         return len(self._memo)
+
+
+def _decode_reusing(obj: dict[str, Any], t: GoType | None, prev: dict[str, Any], prev_out: dict[str, Any]) -> Any:
+    """:func:`go_decode` of ``obj``, a newer snapshot of ``prev`` (decoded as ``prev_out``).
+
+    A write shares the parts it leaves unchanged with the snapshot it replaces, so a top-level
+    value that *is* ``prev``'s decodes as it did then: ``prev_out``'s value is reused (decoded
+    values are only ever handed out as copies). The other fields are decoded as usual; keys
+    come out in the order a whole decode gives them.
+    """
+    if t is None:
+        return fast_copy(obj)
+    if t.kind != "struct" or type(obj) is not dict:
+        return go_decode(obj, t)
+    reused: dict[str, Any] = {}
+    rest: dict[str, Any] = {}
+    for k, v in obj.items():
+        if (type(v) is dict or type(v) is list) and prev.get(k) is v and k in prev_out:
+            reused[k] = prev_out[k]
+        else:
+            rest[k] = v
+    if not reused:
+        return go_decode(obj, t)
+    part = go_decode(rest, t)
+    out: dict[str, Any] = {}
+    for k in obj:
+        if k in reused:
+            out[k] = reused[k]
+        elif k in part:
+            out[k] = part[k]
+    for k, v in part.items():  # fields a Go encoder writes when absent
+        if k not in obj:
+            out[k] = v
+    return out

@@ -1381,9 +1381,13 @@ def _has_float(value: Any) -> bool:
     if t is float:
         return True
     if t is dict:
-        return any(_has_float(v) for v in value.values())
-    if t is list:
-        return any(_has_float(v) for v in value)
+        value = value.values()
+    elif t is not list:
+        return False
+    for v in value:  # a loop, not any(): no generator per container on the write path
+        tv = type(v)
+        if tv is float or ((tv is dict or tv is list) and _has_float(v)):
+            return True
     return False
 
 

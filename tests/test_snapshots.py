@@ -145,3 +145,39 @@ def test_list_and_watch_consumers_get_copies(api: APIServer) -> None:
     events[0].object["spec"]["containers"][0]["image"] = "mutated"
     assert _stored(api)["spec"]["containers"][0]["image"] == "busybox:1"
     assert copy.deepcopy(_stored(api)) == _stored(api)
+
+
+def test_decode_cache_gives_what_a_fresh_decode_gives_key_order_included(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reusing the decoded parts a newer snapshot shares with the older one changes nothing a reader sees."""
+    import json
+
+    from fakeapi.godecode import DecodeCache, go_decode
+    from reconcilers.testing import ArcCluster
+
+    original = DecodeCache.decode
+    checked = {"reused": 0, "calls": 0}
+
+    def checking(self: DecodeCache, kind: Any, snapshot: dict[str, Any]) -> dict[str, Any]:
+        meta = snapshot.get("metadata") or {}
+        hit = self._memo.get((kind.group, kind.plural, meta.get("namespace") or "", meta.get("name") or ""))
+        if hit is not None and hit[0] is not snapshot and any(
+                snapshot.get(k) is v and isinstance(v, (dict, list)) for k, v in hit[0].items()):
+            checked["reused"] += 1
+        out = original(self, kind, snapshot)
+        fresh = go_decode(snapshot, kind.go_type) if kind.go_type is not None else copy.deepcopy(snapshot)
+        fresh["apiVersion"], fresh["kind"] = kind.api_version, kind.kind
+        assert json.dumps(out) == json.dumps(fresh)
+        checked["calls"] += 1
+        return out
+
+    monkeypatch.setattr(DecodeCache, "decode", checking)
+    a = ArcCluster(check_invariants=False)
+    a.create_ars(min_runners=1, max_runners=5)
+    a.settle()
+    a.patch_ars({"spec": {"minRunners": 3}})
+    a.settle()
+    a.set_image("ghcr.io/actions/actions-runner:2.331.0")
+    a.settle()
+    a.delete_ars()
+    a.settle()
+    assert checked["calls"] > 100 and checked["reused"] > 20, checked
