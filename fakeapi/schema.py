@@ -486,12 +486,17 @@ def _lt_compile(node: Any, memo: dict[int, bool] | None = None) -> _LTNode | Non
     return n
 
 
-def _list_type_causes(x: Any, n: _LTNode, path: Chain, out: list[Cause]) -> None:
-    """``listtype.ValidateListSetsAndMaps``: duplicates in set and map lists."""
+def _list_type_causes(x: Any, n: _LTNode, path: Chain, out: list[Cause], base: Any = None) -> None:
+    """``listtype.ValidateListSetsAndMaps``: duplicates in set and map lists.
+
+    ``base``: the stored object an update replaces; values that *are* its values at the same
+    path were checked when stored and are skipped (validation ratcheting).
+    """
     tx = type(x)
     if tx is dict:
         props = n.props
         ap = n.ap
+        db = base if type(base) is dict else None
         for k, v in x.items():
             sub = props.get(k)
             if sub is None:
@@ -499,7 +504,9 @@ def _list_type_causes(x: Any, n: _LTNode, path: Chain, out: list[Cause]) -> None
                     continue
                 sub = ap
             if type(v) is dict or type(v) is list:
-                _list_type_causes(v, sub, (path, k), out)
+                b = db.get(k) if db is not None else None
+                if b is not v:
+                    _list_type_causes(v, sub, (path, k), out, b)
     elif tx is list:
         lt = n.list_type
         if lt == "set":
@@ -529,9 +536,13 @@ def _list_type_causes(x: Any, n: _LTNode, path: Chain, out: list[Cause]) -> None
                 seen_keys.add(h)
         it = n.items
         if it is not None:
+            lb = base if type(base) is list else ()
+            nb = len(lb)
             for i, v in enumerate(x):
                 if type(v) is dict or type(v) is list:
-                    _list_type_causes(v, it, (path, i), out)
+                    b = lb[i] if i < nb else None
+                    if b is not v:
+                        _list_type_causes(v, it, (path, i), out, b)
 
 
 _MISSING_KEY = "\x00missing"
@@ -663,26 +674,31 @@ class CompiledSchema:
         sub = (openapi.resolve(self.schema).get("properties") or {}).get("status")
         return dict(sub) if isinstance(sub, dict) else {}
 
-    def validate(self, obj: dict[str, Any], *, skip_metadata: bool = True) -> list[Cause]:
+    def validate(self, obj: dict[str, Any], *, skip_metadata: bool = True,
+                 old: dict[str, Any] | None = None) -> list[Cause]:
         """Validate an object against the schema; the causes kube-apiserver would report (empty: valid).
 
-        ``metadata`` is skipped by default (ObjectMeta is validated by the server).
+        ``metadata`` is skipped by default (ObjectMeta is validated by the server). ``old``: the
+        stored object an update replaces; the list-type checks skip the parts ``obj`` shares with it.
         """
         causes = self._validator("", skip_metadata).causes(obj)
         if self._list_types is not None:
             lt: list[Cause] = []
-            _list_type_causes(obj, self._list_types, None, lt)
+            _list_type_causes(obj, self._list_types, None, lt, old)
             if skip_metadata:
                 lt = [c for c in lt if not c.field.startswith("metadata")]
             causes.extend(lt)
         return causes
 
-    def validate_status(self, obj: dict[str, Any]) -> list[Cause]:
-        """Validate only ``status`` against the status schema (for ``/status`` writes)."""
+    def validate_status(self, obj: dict[str, Any], *, old: dict[str, Any] | None = None) -> list[Cause]:
+        """Validate only ``status`` against the status schema (for ``/status`` writes); ``old`` as for :meth:`validate`."""
         if "status" not in obj:
             return []
         status = obj["status"]
+        if old is not None and old.get("status") is status:
+            return []
         causes = self._validator("status", True).causes(status)
         if self._status_list_types is not None:
-            _list_type_causes(status, self._status_list_types, (None, "status"), causes)
+            _list_type_causes(status, self._status_list_types, (None, "status"), causes,
+                              old.get("status") if old is not None else None)
         return causes

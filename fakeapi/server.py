@@ -35,7 +35,12 @@ from .gomodel import GoDecodeError, go_roundtrip_owned
 from .jsonutil import copy_normalized, fast_copy, normalize_numbers
 from .jsonutil import go_json_type as _json_type
 from .kinds import Kind, KindRegistry
-from .metavalidation import dedup_owner_references, validate_object_meta, validate_object_meta_update
+from .metavalidation import (
+    dedup_owner_references,
+    finalizer_warnings,
+    validate_object_meta,
+    validate_object_meta_update,
+)
 from .snapshots import SnapshotGuard, SnapshotMutated
 from .snapshots import enabled as _snapshot_check_enabled
 from .store import Entry, Store, Table, body_differs, meta_differs, object_key
@@ -353,21 +358,35 @@ class APIServer:
 
     def _validate(self, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None, subresource: str = "",
                   patch: bool = False) -> None:
+        """Validate a write: ObjectMeta (create and update rules), the schema, the kind's own rules.
+
+        On update, what the write shares with the stored object (the same metadata, the very
+        same spec or status objects: see :meth:`_update_entry`) passed these checks when it
+        was stored and is not checked again; as the real server's validation ratcheting lets
+        unchanged values through, nothing a client can observe changes.
+        """
         meta = obj["metadata"]
-        self._warn(dedup_owner_references(meta))
-        causes, warnings = validate_object_meta(
-            meta, namespaced=kind.namespaced, name_rule=kind.name_rule, custom_resource=not kind.builtin)
-        self._warn(warnings)
-        if old is not None:
-            causes += validate_object_meta_update(obj["metadata"], old["metadata"], subresource=subresource)
-        if kind.compiled is not None:
+        same_meta = old is not None and _same_meta(meta, old["metadata"])
+        if same_meta:
+            causes: list[Cause] = []
+        else:
+            self._warn(dedup_owner_references(meta))
+            causes, warnings = validate_object_meta(
+                meta, namespaced=kind.namespaced, name_rule=kind.name_rule, custom_resource=not kind.builtin)
+            if old is not None and not kind.builtin:
+                warnings = finalizer_warnings(meta, old["metadata"])  # only for finalizers this write adds
+            self._warn(warnings)
+            if old is not None:
+                causes += validate_object_meta_update(obj["metadata"], old["metadata"], subresource=subresource)
+        body_shared = old is not None and _same_body(obj, old)
+        if kind.compiled is not None and not body_shared:
             if subresource == "status":
-                causes += kind.compiled.validate_status(obj)
+                causes += kind.compiled.validate_status(obj, old=old)
             else:
-                causes += kind.compiled.validate(obj)
+                causes += kind.compiled.validate(obj, old=old)
         if kind.kind == "CustomResourceDefinition" and kind.group == "apiextensions.k8s.io":
             causes += validate_crd(obj)
-        elif kind.builtin and subresource != "status":
+        elif kind.builtin and subresource != "status" and not body_shared:
             causes += validate_builtin(kind, obj)
         if causes:
             raise errors.invalid(kind.group, kind.kind, meta.get("name") or meta.get("generateName") or "", causes)
@@ -1435,6 +1454,32 @@ def _short(obj: Any) -> str:
 _META_STRING_MAPS = ("labels", "annotations")
 _META_STRINGS = ("name", "generateName", "namespace", "uid", "resourceVersion", "creationTimestamp",
                  "deletionTimestamp")
+
+
+def _same_meta(new: dict[str, Any], old: dict[str, Any]) -> bool:
+    """Is ``new`` metadata ``old``'s but for resourceVersion? (ObjectMeta is typed: ``==`` is exact)."""
+    if len(new) - ("resourceVersion" in new) != len(old) - ("resourceVersion" in old):
+        return False
+    for k, v in new.items():  # noqa: SIM110 (a loop, not all(): no generator on the write path)
+        if k != "resourceVersion" and old.get(k, _ABSENT) != v:
+            return False
+    return True
+
+
+def _same_body(new: dict[str, Any], old: dict[str, Any]) -> bool:
+    """Does ``new`` hold, outside metadata, exactly ``old``'s values (its containers the very same objects)?"""
+    if len(new) != len(old):
+        return False
+    for k, v in new.items():
+        if k == "metadata":
+            continue
+        w = old.get(k, _ABSENT)
+        if w is not v and (type(v) is dict or type(v) is list or type(w) is not type(v) or w != v):
+            return False
+    return True
+
+
+_ABSENT: Any = object()
 
 
 def _check_meta_types(kind: Kind, meta: dict[str, Any]) -> None:

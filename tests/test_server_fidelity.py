@@ -559,3 +559,33 @@ def test_30_list_order_by_storage_key(api: APIServer) -> None:
         api.create(widget("x", ns))
     items = api.list("Widget")["items"]
     assert [(i["metadata"]["namespace"], i["metadata"]["name"]) for i in items] == [("a-b", "x"), ("a", "x")]
+
+
+def test_finalizer_warnings_only_for_finalizers_a_write_adds(api: APIServer) -> None:
+    """``generateWarningsFromObj``: an update warns about the finalizers it adds, not the ones already there."""
+    obj = widget()
+    obj["metadata"]["finalizers"] = ["alpha"]
+    api.create(obj)
+    assert any('"alpha": prefer a domain-qualified' in w for w in api.last_warnings)
+    api.patch("Widget", "w1", {"metadata": {"labels": {"x": "1"}}}, namespace="ns")
+    assert api.last_warnings == []
+    api.patch("Widget", "w1", {"metadata": {"finalizers": ["alpha", "beta"]}}, namespace="ns")
+    assert [w for w in api.last_warnings if "domain-qualified" in w] == [
+        'metadata.finalizers: "beta": prefer a domain-qualified finalizer name including a path (/) to avoid '
+        "accidental conflicts with other finalizer writers"]
+
+
+def test_validation_ratchets_what_an_update_leaves_unchanged(api: APIServer) -> None:
+    """An update that leaves the body as stored passes (CRD validation ratcheting); a changed body is checked.
+
+    fakeapi ratchets whole values: a spec (or status) the write does not touch is not checked
+    again; once a write changes it, all of it is, where the real server ratchets field by field.
+    """
+    api.create(widget())
+    table = api.store.table("example.com", "widgets")
+    entry = table.get("ns", "w1")
+    assert entry is not None
+    entry.obj["spec"] = {"replicas": "not-a-number"}  # as if stored under an older, looser schema
+    api.patch("Widget", "w1", {"metadata": {"labels": {"x": "1"}}}, namespace="ns")
+    err = expect_error(lambda: api.patch("Widget", "w1", {"spec": {"mode": "z"}}, namespace="ns"), 422, "Invalid")
+    assert "spec.mode" in {c["field"] for c in err.causes}
