@@ -605,15 +605,17 @@ class CompiledSchema:
         return [f'unknown field "{p}"' for p in pruned]
 
     def prepare_copy(self, obj: dict[str, Any], metadata: Any, *, normalize: bool = True,
-                     base: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
+                     base: dict[str, Any] | None = None, prune_metadata: bool = True) -> tuple[dict[str, Any], list[str]]:
         """:meth:`prepare` on a copy of ``obj`` (integral floats made ints unless not ``normalize``), made in the same walk.
 
         Returns (the copy, the warnings); ``obj`` is not changed. ``metadata``, the caller's
         own copy of ``obj["metadata"]``, is used (and pruned in place) in the copy. ``base``: a
         stored object whose parts ``obj`` shares; those are shared by the copy too
-        (:func:`~fakeapi.structural.run_pipeline_copy`).
+        (:func:`~fakeapi.structural.run_pipeline_copy`). ``prune_metadata=False``: ``metadata`` is
+        a copy of stored metadata, pruned already.
         """
-        out, pruned = run_pipeline_copy(obj, self._prune_schema, metadata, normalize=normalize, base=base)
+        out, pruned = run_pipeline_copy(obj, self._prune_schema, metadata, normalize=normalize, base=base,
+                                        prune_metadata=prune_metadata)
         return out, [f'unknown field "{p}"' for p in pruned]
 
     @property

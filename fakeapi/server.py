@@ -325,7 +325,11 @@ class APIServer:
         copied = copy or shared
         # copy and prune in one walk when the body is copied (metadata first: it is checked before pruning)
         fused = copied and kind.compiled is not None and type(obj) is dict
-        if fused:
+        # metadata the patch left as stored: typed, pruned and checked when it was stored
+        stored_meta = base is not None and fused and obj.get("metadata") is base.get("metadata")
+        if stored_meta:
+            meta = fast_copy(obj["metadata"])
+        elif fused:
             meta = obj.get("metadata")
             meta = {} if meta is None else _copy_json(meta) if norm else fast_copy(meta)
         else:
@@ -339,12 +343,14 @@ class APIServer:
         if not isinstance(meta, dict):
             raise errors.bad_request(
                 f"json: cannot unmarshal {_json_type(meta)} into Go struct field {kind.kind}.metadata of type v1.ObjectMeta")
-        _check_meta_types(kind, meta)
-        meta.pop("managedFields", None)
-        meta.pop("selfLink", None)
+        if not stored_meta:
+            _check_meta_types(kind, meta)
+            meta.pop("managedFields", None)
+            meta.pop("selfLink", None)
         warnings: list[str]
         if fused:
-            obj, warnings = kind.compiled.prepare_copy(obj, meta, normalize=norm, base=base)
+            obj, warnings = kind.compiled.prepare_copy(obj, meta, normalize=norm, base=base,
+                                                       prune_metadata=not stored_meta)
         else:
             warnings = kind.compiled.prepare(obj) if kind.compiled is not None else []
         if warnings:

@@ -474,7 +474,7 @@ Copier = Callable[[Any], Any]
 
 
 def run_pipeline_copy(obj: dict[str, Any], schema: Schema, metadata: Any, *, normalize: bool = True,
-                      base: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[str]]:
+                      base: dict[str, Any] | None = None, prune_metadata: bool = True) -> tuple[dict[str, Any], list[str]]:
     """:func:`run_pipeline` on a copy of ``obj``: (the copy, the pruned paths); ``obj`` is untouched.
 
     The copy is :func:`~fakeapi.jsonutil.copy_normalized` (integral floats made ints), or a plain
@@ -486,17 +486,19 @@ def run_pipeline_copy(obj: dict[str, Any], schema: Schema, metadata: Any, *, nor
     ``base``: an object that went through this pipeline (with this schema) already and is never
     mutated, such as the stored object a patch was applied to. A map or list of ``obj`` that *is*
     ``base``'s value at the same path is taken as it is, neither walked nor copied: the pipeline
-    would leave it unchanged. The copy then shares those parts with ``base``.
+    would leave it unchanged. The copy then shares those parts with ``base``. ``prune_metadata=False``:
+    ``metadata`` is a copy of metadata that went through the pipeline already (it is not pruned again).
     """
     n = _compile(schema)
     pruned: list[str] = []
     out = _run_copy(obj, n, None, pruned, n.preserve, True, copy_normalized if normalize else fast_copy, metadata,
-                    base)
+                    base, prune_metadata)
     return out, pruned
 
 
 def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], preserve: bool, embedded: bool,
-              cp: Copier, metadata: Any = _MISSING, base: dict[str, Any] | None = None) -> dict[str, Any]:
+              cp: Copier, metadata: Any = _MISSING, base: dict[str, Any] | None = None,
+              prune_metadata: bool = True) -> dict[str, Any]:
     """:func:`_run` on a copy of ``x`` made with ``cp`` (returned); ``metadata`` replaces ``x["metadata"]``.
 
     Values that are ``base``'s at the same key are kept as they are (see :func:`run_pipeline_copy`).
@@ -515,7 +517,9 @@ def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], prese
             elif k == "metadata" and type(v) is dict:
                 if v is not metadata:
                     v = cp(v)
-                _prune_meta(v, chain_text((path, "metadata")), pruned)
+                    _prune_meta(v, chain_text((path, "metadata")), pruned)
+                elif prune_metadata:
+                    _prune_meta(v, chain_text((path, "metadata")), pruned)
                 out[k] = v
             else:
                 out[k] = v if v is metadata or type(v) in _PLAIN else cp(v)

@@ -585,7 +585,7 @@ def test_validation_ratchets_what_an_update_leaves_unchanged(api: APIServer) -> 
     table = api.store.table("example.com", "widgets")
     entry = table.get("ns", "w1")
     assert entry is not None
-    entry.obj["spec"] = {"replicas": "not-a-number"}  # as if stored under an older, looser schema
+    entry.reserve({**entry.obj, "spec": {"replicas": "not-a-number"}})  # as if stored under a looser schema
     api.patch("Widget", "w1", {"metadata": {"labels": {"x": "1"}}}, namespace="ns")
     err = expect_error(lambda: api.patch("Widget", "w1", {"spec": {"mode": "z"}}, namespace="ns"), 422, "Invalid")
     assert "spec.mode" in {c["field"] for c in err.causes}
