@@ -363,7 +363,8 @@ def _namespace(obj: JSONDict) -> None:
         labels = meta.get("labels")
         if type(labels) is not dict:
             labels = meta["labels"] = {}
-        labels["kubernetes.io/metadata.name"] = meta["name"]
+        if labels.get("kubernetes.io/metadata.name") != meta["name"]:  # the map may be a stored one: no needless write
+            labels["kubernetes.io/metadata.name"] = meta["name"]
     status = obj.get("status")
     if type(status) is not dict:
         status = obj["status"] = {}

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from .gomodel import GoType, go_roundtrip
-from .jsonutil import fast_copy
+from .jsonutil import json_copy
 
 
 def go_decode(obj: Any, t: GoType | None) -> Any:
@@ -89,13 +89,13 @@ class DecodeCache:
         hit = self._memo.get(key)
         if hit is not None and hit[2] is kind:
             if hit[0] is snapshot:
-                return fast_copy(hit[1])
+                return json_copy(hit[1])
             out = _decode_reusing(snapshot, kind.go_type, hit[0], hit[1])
         else:
-            out = fast_copy(snapshot) if kind.go_type is None else go_decode(snapshot, kind.go_type)
+            out = json_copy(snapshot) if kind.go_type is None else go_decode(snapshot, kind.go_type)
         out["apiVersion"], out["kind"] = kind.api_version, kind.kind
         self._memo[key] = (snapshot, out, kind)
-        return fast_copy(out)
+        return json_copy(out)
 
     def forget(self, group: str, plural: str, namespace: str, name: str) -> None:
         """Drop the entry of a deleted object."""
@@ -105,25 +105,39 @@ class DecodeCache:
         return len(self._memo)
 
 
+_NONE: Any = object()
+
+
 def _decode_reusing(obj: dict[str, Any], t: GoType | None, prev: dict[str, Any], prev_out: dict[str, Any]) -> Any:
     """:func:`go_decode` of ``obj``, a newer snapshot of ``prev`` (decoded as ``prev_out``).
 
-    A write shares the parts it leaves unchanged with the snapshot it replaces, so a top-level
-    value that *is* ``prev``'s decodes as it did then: ``prev_out``'s value is reused (decoded
-    values are only ever handed out as copies). The other fields are decoded as usual; keys
-    come out in the order a whole decode gives them.
+    A write shares the parts it leaves unchanged with the snapshot it replaces, so a value
+    that *is* ``prev``'s at the same field decodes as it did then: ``prev_out``'s value is
+    reused (decoded values are only ever handed out as copies). A struct value that changed
+    is decoded the same way, field by field, against its previous value; the other fields
+    are decoded as usual. Keys come out in the order a whole decode gives them.
     """
     if t is None:
-        return fast_copy(obj)
+        return json_copy(obj)
     if t.kind != "struct" or type(obj) is not dict:
         return go_decode(obj, t)
     reused: dict[str, Any] = {}
     rest: dict[str, Any] = {}
+    fields = t.fields
     for k, v in obj.items():
-        if (type(v) is dict or type(v) is list) and prev.get(k) is v and k in prev_out:
-            reused[k] = prev_out[k]
-        else:
-            rest[k] = v
+        tv = type(v)
+        if tv is dict or tv is list:
+            pv = prev.get(k)
+            po = prev_out.get(k, _NONE)
+            if po is not _NONE:
+                if pv is v:
+                    reused[k] = po
+                    continue
+                f = fields.get(k)
+                if tv is dict and type(pv) is dict and type(po) is dict and f is not None and f.type.kind == "struct":
+                    reused[k] = _decode_reusing(v, f.type, pv, po)  # a changed struct: reuse what it shares
+                    continue
+        rest[k] = v
     if not reused:
         return go_decode(obj, t)
     part = go_decode(rest, t)

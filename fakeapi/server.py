@@ -32,7 +32,7 @@ from .errors import ApiError, Cause
 from .faults import ControllerCrash, FaultSet
 from .godecode import DecodeCache
 from .gomodel import GoDecodeError, go_roundtrip_owned
-from .jsonutil import copy_normalized, fast_copy, normalize_numbers
+from .jsonutil import copy_normalized, fast_copy, json_copy, normalize_numbers
 from .jsonutil import go_json_type as _json_type
 from .kinds import Kind, KindRegistry
 from .metavalidation import (
@@ -327,8 +327,9 @@ class APIServer:
         fused = copied and kind.compiled is not None and type(obj) is dict
         # metadata the patch left as stored: typed, pruned and checked when it was stored
         stored_meta = base is not None and fused and obj.get("metadata") is base.get("metadata")
+        meta: Any
         if stored_meta:
-            meta = fast_copy(obj["metadata"])
+            meta = dict(obj["metadata"])  # its values stay shared with the stored metadata (replaced, never changed)
         elif fused:
             meta = obj.get("metadata")
             meta = {} if meta is None else _copy_json(meta) if norm else fast_copy(meta)
@@ -453,7 +454,8 @@ class APIServer:
         self._cond.notify_all()
 
     def _read(self, kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = fast_copy(obj)
+        """A copy of a stored snapshot for a caller to own, as served at ``kind``'s version."""
+        out: dict[str, Any] = json_copy(obj)
         if out.get("apiVersion") != kind.api_version:
             out["apiVersion"] = kind.api_version
         return out
@@ -825,7 +827,7 @@ class APIServer:
         self._check_rv_precondition(kind, e, body["metadata"])
         if sub == "status":
             # everything but status stays as stored: shared with the old snapshot (never mutated)
-            new = {**old, "metadata": fast_copy(ometa)}
+            new = {**old, "metadata": dict(ometa)}
             if "status" in body:
                 new["status"] = body["status"]
             else:
@@ -1056,7 +1058,7 @@ class APIServer:
         if orphan is not None and policy is None:
             policy = "Orphan" if orphan else "Background"
         old = e.obj
-        new = {**old, "metadata": fast_copy(old["metadata"])}  # the rest is shared with the stored snapshot
+        new = {**old, "metadata": dict(old["metadata"])}  # the rest is shared with the stored snapshot
         meta = new["metadata"]
         fins = [f for f in (meta.get("finalizers") or [])]
         had_gc = [f for f in fins if f in GC_FINALIZERS]
@@ -1355,7 +1357,7 @@ class APIServer:
             conds.append({"type": "PodScheduled", "status": "True", "lastProbeTime": None,
                           "lastTransitionTime": self.clock.timestamp()})
             status["conditions"] = conds
-            new = {**e.obj, "metadata": fast_copy(e.obj["metadata"]), "spec": {**spec, "nodeName": node},
+            new = {**e.obj, "metadata": dict(e.obj["metadata"]), "spec": {**spec, "nodeName": node},
                    "status": status}
             new["metadata"].pop("resourceVersion", None)
             rv = self._commit(_Write(k, table, new, old=e))
