@@ -114,14 +114,18 @@ class KindRegistry:
 
     def __init__(self) -> None:
         self._by_gvk: dict[tuple[str, str], Kind] = {}
+        #: :meth:`find` answers by its arguments (every request resolves its kind): cleared on any change.
+        self._found: dict[tuple[str, str | None], Kind | None] = {}
 
     def register(self, kind: Kind) -> Kind:
         """Add or replace a kind."""
         self._by_gvk[(kind.api_version, kind.kind)] = kind
+        self._found.clear()
         return kind
 
     def unregister(self, api_version: str, kind: str) -> Kind | None:
         """Remove a kind; returns it (or None when it was not served)."""
+        self._found.clear()
         return self._by_gvk.pop((api_version, kind), None)
 
     def all(self) -> list[Kind]:
@@ -134,6 +138,14 @@ class KindRegistry:
         ``kind`` may also be ``group/version/Kind`` or ``version/Kind``. With no apiVersion, a kind
         served in several groups resolves to the built-in one, else to the first registered.
         """
+        key = (kind, api_version)
+        try:
+            return self._found[key]
+        except KeyError:
+            found = self._found[key] = self._find(kind, api_version)
+            return found
+
+    def _find(self, kind: str, api_version: str | None) -> Kind | None:
         if api_version is None and "/" in kind:
             api_version, _, kind = kind.rpartition("/")
         if api_version is not None:
