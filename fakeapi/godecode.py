@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from .gomodel import GoType, go_roundtrip
-from .jsonutil import json_copy
+from .jsonutil import freeze_json, json_copy, thaw_json
 
 
 def go_decode(obj: Any, t: GoType | None) -> Any:
@@ -80,7 +80,8 @@ class DecodeCache:
     """
 
     def __init__(self) -> None:
-        self._memo: dict[tuple[str, str, str, str], tuple[Any, Any, Any]] = {}
+        #: (snapshot, decoded, kind, decoded serialised for copies) by object
+        self._memo: dict[tuple[str, str, str, str], tuple[Any, Any, Any, bytes | None]] = {}
 
     def decode(self, kind: Any, snapshot: dict[str, Any]) -> dict[str, Any]:
         """What a Go client holds after reading ``snapshot`` of ``kind`` (a fresh object, TypeMeta filled in)."""
@@ -89,13 +90,14 @@ class DecodeCache:
         hit = self._memo.get(key)
         if hit is not None and hit[2] is kind:
             if hit[0] is snapshot:
-                return json_copy(hit[1])
+                return thaw_json(hit[3], hit[1])
             out = _decode_reusing(snapshot, kind.go_type, hit[0], hit[1])
         else:
             out = json_copy(snapshot) if kind.go_type is None else go_decode(snapshot, kind.go_type)
         out["apiVersion"], out["kind"] = kind.api_version, kind.kind
-        self._memo[key] = (snapshot, out, kind)
-        return json_copy(out)
+        frozen = freeze_json(out)
+        self._memo[key] = (snapshot, out, kind, frozen)
+        return thaw_json(frozen, out)
 
     def forget(self, group: str, plural: str, namespace: str, name: str) -> None:
         """Drop the entry of a deleted object."""
