@@ -88,12 +88,14 @@ class DecodeCache:
         meta = snapshot.get("metadata") or {}
         key = (kind.group, kind.plural, meta.get("namespace") or "", meta.get("name") or "")
         hit = self._memo.get(key)
-        if hit is not None and hit[2] is kind:
-            if hit[0] is snapshot:
-                return thaw_json(hit[3], hit[1])
+        if hit is not None and hit[2] is kind and hit[0] is snapshot:
+            return thaw_json(hit[3], hit[1])
+        if kind.go_type is None or kind.stored_go_encoded:
+            out = json_copy(snapshot)  # untyped, or stored as Go encodes it: decoding changes nothing
+        elif hit is not None and hit[2] is kind:
             out = _decode_reusing(snapshot, kind.go_type, hit[0], hit[1])
         else:
-            out = json_copy(snapshot) if kind.go_type is None else go_decode(snapshot, kind.go_type)
+            out = go_decode(snapshot, kind.go_type)
         out["apiVersion"], out["kind"] = kind.api_version, kind.kind
         frozen = freeze_json(out)
         self._memo[key] = (snapshot, out, kind, frozen)

@@ -91,6 +91,14 @@ class Kind:
             self.__dict__.setdefault(name, value)
 
     @property
+    def stored_go_encoded(self) -> bool:
+        """Are stored objects of this kind in the form Go re-encodes them (built-ins with a Go type)?
+
+        Such an object decodes to itself: a Go client reading it holds exactly what is stored.
+        """
+        return self.builtin and self.go_type is not None
+
+    @property
     def api_version(self) -> str:
         """``group/version`` or ``v1`` for the core group."""
         return f"{self.group}/{self.version}" if self.group else self.version

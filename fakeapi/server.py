@@ -404,7 +404,7 @@ class APIServer:
         ``base``: the stored object ``obj`` replaces; the top-level values ``obj`` shares with it
         are encoded already and kept as they are.
         """
-        if kind.builtin and kind.go_type is not None:
+        if kind.stored_go_encoded:
             rv = obj["metadata"].get("resourceVersion")
             try:
                 out: dict[str, Any] = go_roundtrip_owned(obj, kind.go_type, base=base)
@@ -438,7 +438,7 @@ class APIServer:
         entry = _entry(obj, rv)
         old = self.store.put(table, entry)
         if self.snapshot_guard is not None:
-            self.snapshot_guard.stored(kind.plural, entry.key, obj)
+            self.snapshot_guard.stored(kind.plural, entry.key, obj, kind.go_type if kind.stored_go_encoded else None)
         etype = MODIFIED if old is not None else ADDED
         self._log(kind).append(Event(rv, etype, entry.namespace, obj, old.obj if old is not None else None))
         self._notify(etype, kind, obj, old.obj if old is not None else None)

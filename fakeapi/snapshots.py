@@ -7,10 +7,13 @@ is stored. With ``FAKEAPI_CHECK_SNAPSHOTS=1`` in the environment each server kee
 canonical JSON of the last snapshots of every object and, at each write of an object,
 checks that its earlier snapshots still serialise to the same text (raising
 :class:`SnapshotMutated` otherwise); :meth:`SnapshotGuard.check_all` checks every one.
+It also checks that each stored built-in object is in the form Go encodes it (what a Go
+client decodes is then the stored object itself, which the decode cache relies on).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections import deque
 from typing import Any
@@ -25,6 +28,10 @@ class SnapshotMutated(AssertionError):
     """A stored snapshot changed after it was stored (a bug in fakeapi or in a caller)."""
 
 
+class NotGoEncoded(SnapshotMutated):
+    """A built-in object was stored in another form than Go encodes it (a bug in fakeapi)."""
+
+
 def enabled() -> bool:
     """Is the check switched on (``FAKEAPI_CHECK_SNAPSHOTS`` set to a non-empty value other than 0)?"""
     return os.environ.get("FAKEAPI_CHECK_SNAPSHOTS", "") not in ("", "0")
@@ -36,12 +43,23 @@ class SnapshotGuard:
     def __init__(self) -> None:
         self._history: dict[tuple[str, str], deque[tuple[dict[str, Any], str]]] = {}
 
-    def stored(self, table: str, key: str, obj: dict[str, Any] | None) -> None:
-        """Check ``key``'s earlier snapshots, then remember ``obj`` (None: the object was deleted)."""
+    def stored(self, table: str, key: str, obj: dict[str, Any] | None, go_type: Any = None) -> None:
+        """Check ``key``'s earlier snapshots, then remember ``obj`` (None: the object was deleted).
+
+        ``go_type``: the kind stores objects as Go encodes them; ``obj`` must decode to itself.
+        """
         hist = self._history.setdefault((table, key), deque(maxlen=HISTORY))
         _check(table, key, hist)
-        if obj is not None:
-            hist.append((obj, canonical(obj)))
+        if obj is None:
+            return
+        if go_type is not None:
+            from .godecode import go_decode
+
+            text, decoded = json.dumps(obj), json.dumps(go_decode(obj, go_type))
+            if text != decoded:
+                raise NotGoEncoded(f"stored {table} {key} is not as Go encodes it:\n  stored:  {text}\n"
+                                   f"  decoded: {decoded}")
+        hist.append((obj, canonical(obj)))
 
     def check_all(self) -> None:
         """Check every remembered snapshot."""

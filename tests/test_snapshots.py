@@ -181,3 +181,17 @@ def test_decode_cache_gives_what_a_fresh_decode_gives_key_order_included(monkeyp
     a.delete_ars()
     a.settle()
     assert checked["calls"] > 100 and checked["reused"] > 20, checked
+
+
+def test_guard_detects_a_built_in_object_not_stored_as_go_encodes_it(api: APIServer) -> None:
+    """The decode cache serves stored built-ins as they are: they must be stored Go-encoded."""
+    from fakeapi.snapshots import NotGoEncoded
+
+    api.create(_pod())
+    go_type = api.resolve_kind("Pod").go_type
+    stored = api.get("Pod", "p", NS)
+    guard = SnapshotGuard()
+    guard.stored("pods", "default/p", stored, go_type)  # as the server stored it: fine
+    loose = {**stored, "spec": {**stored["spec"], "hostname": ""}}  # an empty omitempty string Go would drop
+    with pytest.raises(NotGoEncoded, match="pods default/q"):
+        guard.stored("pods", "default/q", loose, go_type)
