@@ -154,7 +154,8 @@ class Client:
         """Delete an object (raises ApiError 404 when missing; callers ignore it as Go code does)."""
         k = self._kind(kind, api_version)
         self.api.delete(k.kind, name, namespace, api_version=k.api_version, propagation_policy=propagation_policy,
-                        preconditions=preconditions, grace_period_seconds=grace_period_seconds, actor=self.actor)
+                        preconditions=preconditions, grace_period_seconds=grace_period_seconds, actor=self.actor,
+                        shared=True)  # the answer is not used: no copy
 
     def delete_all_of(self, kind: str, namespace: str | None = None, *, api_version: str | None = None,
                       labels: str | dict[str, str] | None = None, fields: str | dict[str, str] | None = None,

@@ -230,7 +230,7 @@ class Kubelet:
             return False
         try:
             self.api.delete("Pod", key[1], key[0], grace_period_seconds=0,
-                            preconditions={"uid": pod["metadata"].get("uid")}, actor=self.name)
+                            preconditions={"uid": pod["metadata"].get("uid")}, actor=self.name, shared=True)
         except errors.ApiError:
             return False
         return True
