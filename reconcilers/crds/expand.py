@@ -127,14 +127,18 @@ def expanded_manifests() -> list[Schema]:
 
 
 def render(manifests: list[Schema]) -> str:
-    """The text of the generated file holding ``manifests`` (one key per line, for reviewable diffs)."""
+    """The text of the generated file holding ``manifests``.
+
+    One key or value per line (line diffs stay readable) without indentation: a third of
+    the size of an indented file, and quicker to read and parse.
+    """
     doc = {
         "note": GENERATED_NOTE,
         "schemas": f"kubernetes-validate {openapi.schema_dir().name}",
         "sources": list(MANIFEST_FILES),
         "manifests": manifests,
     }
-    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    return json.dumps(doc, indent=0, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
 def generated_text() -> str:
