@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,12 +26,24 @@ def test_crd_manifests_are_the_expanded_sources() -> None:
 
 
 def test_crd_manifests_are_fresh_copies() -> None:
-    first = crds.crd_manifests()
-    first[0]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"].clear()
-    first[1]["metadata"]["name"] = "changed"
-    second = crds.crd_manifests()
-    assert second[0]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
-    assert second[1]["metadata"]["name"] == "ephemeralrunnersets.actions.github.com"
+    expect = json.dumps(json.loads(crds.GENERATED.read_text(encoding="utf-8"))["manifests"])
+    calls = [crds.crd_manifests() for _ in range(4)]  # the first two calls in a process parse, later ones unpack
+    every = [_containers(got, []) for got in calls]
+    ids = {id(c) for containers in every for c in containers}
+    assert len(ids) == sum(len(containers) for containers in every)  # nothing shared, within or across calls
+    for got in calls:
+        assert json.dumps(got) == expect
+        got[0]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"].clear()
+        got[1]["metadata"]["name"] = "changed"
+    assert json.dumps(crds.crd_manifests()) == expect
+
+
+def _containers(value: Any, out: list[Any]) -> list[Any]:
+    if isinstance(value, (dict, list)):
+        out.append(value)
+        for v in value.values() if isinstance(value, dict) else value:
+            _containers(v, out)
+    return out
 
 
 def test_object_schema_is_a_fresh_copy() -> None:

@@ -14,6 +14,7 @@ A test checks that the generated file is what the expansion produces.
 from __future__ import annotations
 
 import json
+import marshal
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -30,9 +31,22 @@ def _generated_text() -> str:
     return GENERATED.read_text(encoding="utf-8")
 
 
+#: The manifests as marshal data (version 2: nothing shared), made on the second call: loading it
+#: takes less than half the time of parsing the JSON text (a process that builds many servers).
+_packed: bytes | None = None
+_parsed = 0
+
+
 def crd_manifests() -> list[dict[str, Any]]:
     """The four CRD manifests, expanded, in registration order (a fresh copy each call)."""
+    global _packed, _parsed
+    if _packed is not None:
+        out: list[dict[str, Any]] = marshal.loads(_packed)
+        return out
     manifests: list[dict[str, Any]] = json.loads(_generated_text())["manifests"]
+    _parsed += 1
+    if _parsed > 1:
+        _packed = marshal.dumps(manifests, 2)
     return manifests
 
 
