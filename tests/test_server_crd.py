@@ -45,6 +45,15 @@ class TestCrdLifecycle:
         api.register_crd(manifest)
         assert manifest == before
         assert api.get("CustomResourceDefinition", "widgets.example.com")["metadata"]["generation"] == 1
+        # a changed manifest updates the CRD; the stored object shares nothing with the manifest
+        manifest["spec"]["names"]["shortNames"] = ["wd"]
+        api.register_crd(manifest)
+        assert "resourceVersion" not in manifest["metadata"]
+        manifest["spec"]["names"]["shortNames"].append("changed")
+        manifest["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"].clear()
+        stored = api.get("CustomResourceDefinition", "widgets.example.com")
+        assert stored["metadata"]["generation"] == 2 and stored["spec"]["names"]["shortNames"] == ["wd"]
+        assert stored["spec"]["versions"][0]["schema"] == before["spec"]["versions"][0]["schema"]
 
     def test_schema_compiled_on_first_use_and_shared(self) -> None:
         # registering records the schema; the compiled form is looked up when first needed,
