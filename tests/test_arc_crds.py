@@ -27,7 +27,7 @@ def test_crd_manifests_are_the_expanded_sources() -> None:
 
 def test_crd_manifests_are_fresh_copies() -> None:
     expect = json.dumps(json.loads(crds.GENERATED.read_text(encoding="utf-8"))["manifests"])
-    calls = [crds.crd_manifests() for _ in range(4)]  # the first two calls in a process parse, later ones unpack
+    calls = [crds.crd_manifests() for _ in range(4)]
     every = [_containers(got, []) for got in calls]
     ids = {id(c) for containers in every for c in containers}
     assert len(ids) == sum(len(containers) for containers in every)  # nothing shared, within or across calls

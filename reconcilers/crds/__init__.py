@@ -13,11 +13,11 @@ A test checks that the generated file is what the expansion produces.
 
 from __future__ import annotations
 
-import json
-import marshal
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 Schema = dict[str, Any]
 
@@ -26,27 +26,18 @@ GENERATED = Path(__file__).parent / "manifests.json"
 
 
 @lru_cache(maxsize=1)
-def _generated_text() -> str:
-    """The generated file's text, read once per process."""
-    return GENERATED.read_text(encoding="utf-8")
-
-
-#: The manifests as marshal data (version 2: nothing shared), made on the second call: loading it
-#: takes less than half the time of parsing the JSON text (a process that builds many servers).
-_packed: bytes | None = None
-_parsed = 0
+def _generated_bytes() -> bytes:
+    """The generated file's content, read once per process."""
+    return GENERATED.read_bytes()
 
 
 def crd_manifests() -> list[dict[str, Any]]:
-    """The four CRD manifests, expanded, in registration order (a fresh copy each call)."""
-    global _packed, _parsed
-    if _packed is not None:
-        out: list[dict[str, Any]] = marshal.loads(_packed)
-        return out
-    manifests: list[dict[str, Any]] = json.loads(_generated_text())["manifests"]
-    _parsed += 1
-    if _parsed > 1:
-        _packed = marshal.dumps(manifests, 2)
+    """The four CRD manifests, expanded, in registration order (a fresh copy each call).
+
+    Parsed with orjson (a fakeapi dependency): a third faster than ``json.loads`` on this file,
+    and as fast as unpacking a marshal image of the parsed manifests.
+    """
+    manifests: list[dict[str, Any]] = orjson.loads(_generated_bytes())["manifests"]
     return manifests
 
 
