@@ -67,6 +67,46 @@ def compiled_schema(schema: dict[str, Any]) -> Any:
     return _schema_facts(schema)[0]
 
 
+class SchemaFacts:
+    """The facts of one served version's schema (:func:`_schema_facts`), looked up when first needed.
+
+    Registering a CRD does not serialize its schema (the cache key: a large schema, pod templates
+    inlined, costs about a millisecond) nor look it up: the kind's ``compiled`` (its ``loader`` is
+    :meth:`load`) and ``extra["typed"]`` (this object, as a truth value) do, on first use.
+    """
+
+    __slots__ = ("_facts", "schema")
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.schema = schema
+        self._facts: tuple[Any, TypedFlag] | None = None
+
+    def facts(self) -> tuple[Any, TypedFlag]:
+        """(the shared CompiledSchema, the shared :class:`TypedFlag`) of the schema."""
+        facts = self._facts
+        if facts is None:
+            facts = self._facts = _schema_facts(self.schema)
+        return facts
+
+    def load(self) -> tuple[Any, Any, Any]:
+        """The Kind loader: (schema, compiled schema, no Go type)."""
+        return self.schema, self.facts()[0], None
+
+    def __bool__(self) -> bool:
+        return bool(self.facts()[1])
+
+    def __eq__(self, other: object) -> bool:
+        # kinds made from equal schemas compare equal (they share the cached facts)
+        if not isinstance(other, SchemaFacts):
+            return NotImplemented
+        return self is other or self.facts()[1] is other.facts()[1]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "SchemaFacts(?)" if self._facts is None else f"SchemaFacts(typed={self._facts[1]!r})"
+
+
 def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -147,7 +187,7 @@ def kinds_from_crd(crd: dict[str, Any]) -> list[Kind]:
         selectable = tuple(
             str(f.get("jsonPath", "")).lstrip(".") for f in (v.get("selectableFields") or []) if f.get("jsonPath")
         )
-        compiled, typed = _schema_facts(schema)
+        facts = SchemaFacts(schema)
         out.append(
             Kind(
                 group=spec["group"],
@@ -160,10 +200,10 @@ def kinds_from_crd(crd: dict[str, Any]) -> list[Kind]:
                 namespaced=spec.get("scope", "Namespaced") == "Namespaced",
                 status_subresource="status" in subresources,
                 schema=schema,
-                compiled=compiled,
                 selectable_fields=selectable,
                 crd_name=crd["metadata"]["name"],
-                extra={"typed": typed},
+                extra={"typed": facts},
+                loader=facts.load,  # compiled (and the cache lookup) on first use
             )
         )
     return out

@@ -11,10 +11,19 @@ JSON = Any
 
 
 def fast_copy(value: JSON) -> JSON:
-    """Deep-copy a JSON value; several times faster than ``copy.deepcopy``."""
+    """Deep-copy a JSON value; several times faster than ``copy.deepcopy``.
+
+    Only ``dict`` and ``list`` are copied (subclasses and other objects are kept as they are).
+    """
     t = type(value)
     if t is dict:
-        return {k: (v if type(v) in _SCALARS else fast_copy(v)) for k, v in value.items()}
+        # a shallow copy (in C) keeps the scalars; only the containers are replaced (a quarter
+        # faster than a comprehension over every item)
+        out = value.copy()
+        for k, v in value.items():
+            if type(v) not in _SCALARS:
+                out[k] = fast_copy(v)
+        return out
     if t is list:
         return [v if type(v) in _SCALARS else fast_copy(v) for v in value]
     return value
@@ -62,7 +71,11 @@ def copy_normalized(value: JSON) -> JSON:
     """
     t = type(value)
     if t is dict:
-        return {k: v if type(v) in _PLAIN else copy_normalized(v) for k, v in value.items()}
+        out = value.copy()  # as in fast_copy: only the containers and floats are replaced
+        for k, v in value.items():
+            if type(v) not in _PLAIN:
+                out[k] = copy_normalized(v)
+        return out
     if t is list:
         return [v if type(v) in _PLAIN else copy_normalized(v) for v in value]
     if t is float and value.is_integer() and abs(value) < 2**63:

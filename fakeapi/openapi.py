@@ -71,51 +71,96 @@ def schema_dir() -> Path:
 
 
 class _Definitions(Mapping[str, Schema]):
-    """The ``$defs`` of ``_definitions.json``, each definition parsed from the file's text on first read.
+    """The ``$defs`` of ``_definitions.json``, each definition parsed from the file's bytes on first read.
 
-    The file holds every built-in type (1.7 MB); a server uses a few dozen of them. The
-    offsets of the definitions are found from the file's layout (``json.dumps(indent=2)``:
-    a definition name is the only key indented by four spaces); each one is decoded once,
-    where it starts, and the same object is returned from then on.
+    The file holds every built-in type (1.7 MB); a server uses a few dozen of them. The file's
+    layout (``json.dumps(indent=2, sort_keys=True)``) makes a definition name the only key
+    indented by four spaces, in sorted order: a definition is found by bisection over the
+    bytes, without reading the rest of the file, and decoded once, where it starts (the same
+    object is returned from then on). The full index (every name's offset) is built only when
+    needed: to iterate, to count, or for a name the bisection does not find (then the index
+    decides, whatever the order of the keys).
     """
 
-    def __init__(self, text: str, offsets: dict[str, int]) -> None:
-        self._text = text
-        self._offsets = offsets
+    def __init__(self, data: bytes, first: int) -> None:
+        self._data = data
+        self._first = first  # where the first definition's key line starts
+        self._offsets: dict[str, int] | None = None
         self._parsed: dict[str, Schema] = {}
+
+    def _index(self) -> dict[str, int]:
+        """Every definition name and the offset of its value (scanning the whole file, once)."""
+        if self._offsets is None:
+            self._offsets = {m.group(1).decode("utf-8"): m.end() for m in _DEF_KEY.finditer(self._data, self._first)}
+        return self._offsets
+
+    def _bisect(self, name: str) -> int:
+        """The offset of definition ``name``'s value, found by bisection over the sorted keys; -1 if not found."""
+        data, key = self._data, name.encode("utf-8")
+        lo, hi = self._first, len(data)
+        while lo < hi:  # the key lines still in question start in [lo, hi)
+            mid = (lo + hi) // 2
+            line = data.find(_KEY_LINE, mid)
+            if line < 0 or line >= hi:
+                hi = mid
+                continue
+            start = line + len(_KEY_LINE)
+            end = data.find(b'": ', start)
+            if end < 0:
+                return -1
+            found = data[start:end]
+            if found == key:
+                return end + 3
+            if found < key:
+                lo = line + 1
+            else:
+                hi = line
+        return -1
+
+    def _offset(self, name: str) -> int:
+        """The offset of definition ``name``'s value, or -1 when there is no such definition."""
+        if self._offsets is None:
+            at = self._bisect(name)
+            if at >= 0:
+                return at
+        return self._index().get(name, -1)
 
     def __getitem__(self, name: str) -> Schema:
         hit = self._parsed.get(name)
         if hit is None:
-            value, _ = _DECODER.raw_decode(self._text, self._offsets[name])
+            at = self._offset(name)
+            if at < 0:
+                raise KeyError(name)
+            stop = self._data.find(_KEY_LINE, at)  # the next definition (the decoder stops before it)
+            text = self._data[at:stop if stop >= 0 else len(self._data)].decode("utf-8")
+            value, _ = _DECODER.raw_decode(text)
             hit = self._parsed.setdefault(name, value)  # one object per definition, even across threads
         return hit
 
     def __contains__(self, name: object) -> bool:
-        return name in self._offsets
+        return isinstance(name, str) and self._offset(name) >= 0
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._offsets)
+        return iter(self._index())
 
     def __len__(self) -> int:
-        return len(self._offsets)
+        return len(self._index())
 
 
 _DECODER = json.JSONDecoder()
-_DEFS_PREFIX = '{\n  "$defs": {\n    "'
-_DEF_KEY = re.compile(r'\n    "([^"\\\n]+)": ')
+_DEFS_PREFIX = b'{\n  "$defs": {\n'
+_KEY_LINE = b'\n    "'
+_DEF_KEY = re.compile(rb'\n    "([^"\\\n]+)": ')
 
 
 @lru_cache(maxsize=1)
 def definitions() -> Mapping[str, Schema]:
     """All built-in definitions (the ``$defs`` of ``_definitions.json``), by full name (parsed on first use)."""
-    with open(schema_dir() / "_definitions.json", encoding="utf-8") as f:
-        text = f.read()
-    if text.startswith(_DEFS_PREFIX):
-        offsets = {m.group(1): m.end() for m in _DEF_KEY.finditer(text)}
-        if offsets:
-            return _Definitions(text, offsets)
-    defs: dict[str, Schema] = json.loads(text)["$defs"]  # another layout: parse it all
+    with open(schema_dir() / "_definitions.json", "rb") as f:
+        data = f.read()
+    if data.startswith(_DEFS_PREFIX) and _DEF_KEY.search(data):
+        return _Definitions(data, len(_DEFS_PREFIX) - 1)
+    defs: dict[str, Schema] = json.loads(data)["$defs"]  # another layout: parse it all
     return defs
 
 

@@ -23,39 +23,27 @@ from __future__ import annotations
 import base64
 import binascii
 import ipaddress
-import json
 import re
-from collections.abc import Callable, Iterable
-from functools import cache
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
 from . import openapi
-from .errors import (
-    FIELD_VALUE_DUPLICATE,
-    FIELD_VALUE_INVALID,
-    FIELD_VALUE_NOT_SUPPORTED,
-    FIELD_VALUE_REQUIRED,
-    FIELD_VALUE_TOO_LONG,
-    FIELD_VALUE_TOO_MANY,
-    FIELD_VALUE_TYPE_INVALID,
-    Cause,
-    render_value,
-)
-
-if TYPE_CHECKING:  # imported on first use: only invalid objects need it (and it is slow to import)
-    import jsonschema
+from .errors import Cause
 from .structural import (
-    Chain,
     apply_defaults,
-    chain_text,
     drop_nulls,
     has_defaults,
     inline_builtin_root,
     run_pipeline,
     run_pipeline_copy,
 )
+
+if TYPE_CHECKING:  # imported on first use: jsonschema (slow to import) only for invalid objects, via
+    import jsonschema  # fakeapi.schemaerrors; fakeapi.listtypes only for CRD schemas
+
+    from .listtypes import ListTypePlan
 
 Schema = dict[str, Any]
 
@@ -192,17 +180,6 @@ def _format_fn(check: Callable[[str], bool]) -> Callable[[Any], bool]:
 _RS_FORMATS = {_FMT_PREFIX + k: _format_fn(v) for k, v in FORMAT_CHECKS.items()}
 
 
-@cache
-def _py_format_checker() -> jsonschema.FormatChecker:
-    """The format checker of the detailed (jsonschema) validation, made on first use."""
-    import jsonschema
-
-    checker = jsonschema.FormatChecker(formats=())
-    for name, fn in FORMAT_CHECKS.items():
-        checker.checks(_FMT_PREFIX + name)(_format_fn(fn))
-    return checker
-
-
 # --- translation of OpenAPI v3 (structural) to JSON Schema ---------------------------------------
 
 _COPIED = (
@@ -324,230 +301,6 @@ def _translate_builtin(root: Schema, *, skip: frozenset[str]) -> Schema:
     return top
 
 
-# --- errors to causes ------------------------------------------------------------------------------
-
-
-def _path(parts: Iterable[Any], base: str = "") -> str:
-    out = base
-    for p in parts:
-        if isinstance(p, int):
-            out += f"[{p}]"
-        else:
-            out = f"{out}.{p}" if out else str(p)
-    return out
-
-
-def _json_type(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, int):
-        return "integer"
-    if isinstance(v, float):
-        return "integer" if v.is_integer() else "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    return "object"
-
-
-def _num(v: Any) -> str:
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
-
-
-def _quote_go(s: str) -> str:
-    return json.dumps(s, ensure_ascii=False)
-
-
-def _error_causes(err: jsonschema.ValidationError, base: str) -> list[Cause]:
-    field = _path(err.absolute_path, base)
-    where = field or "body"
-    v = err.instance
-    kw = err.validator
-    vv: Any = err.validator_value
-    if kw == "type":
-        want = [vv] if isinstance(vv, str) else [t for t in vv if t != "null"]
-        actual = _json_type(v)
-        msg = f'Invalid value: "{actual}": {where} in body must be of type {",".join(want)}: "{actual}"'
-        return [Cause(FIELD_VALUE_TYPE_INVALID, msg, field)]
-    if kw == "required":
-        if not isinstance(v, dict):
-            return []
-        return [Cause(FIELD_VALUE_REQUIRED, "Required value", _path([r], field)) for r in vv if r not in v]
-    if kw == "enum":
-        allowed = [x if isinstance(x, str) else json.dumps(x) for x in vv if x is not None]
-        msg = f"Unsupported value: {render_value(v)}: supported values: " + ", ".join(_quote_go(x) for x in allowed)
-        return [Cause(FIELD_VALUE_NOT_SUPPORTED, msg, field)]
-    if kw == "maxLength":
-        unit = "byte" if vv == 1 else "bytes"
-        return [Cause(FIELD_VALUE_TOO_LONG, f"Too long: may not be more than {vv} {unit}", field)]
-    if kw in ("maxItems", "maxProperties"):
-        unit = "item" if vv == 1 else "items"
-        return [Cause(FIELD_VALUE_TOO_MANY, f"Too many: {len(v)}: must have at most {vv} {unit}", field)]
-    if kw == "format":
-        fmt = str(vv).removeprefix(_FMT_PREFIX)
-        msg = f"Invalid value: {render_value(v)}: {where} in body must be of type {fmt}: {_quote_go(str(v))}"
-        return [Cause(FIELD_VALUE_TYPE_INVALID, msg, field)]
-    value: Any = v
-    if kw == "minLength":
-        detail = f"should be at least {vv} chars long"
-    elif kw == "pattern":
-        detail = f"should match '{vv}'"
-    elif kw == "minimum":
-        detail = f"should be greater than or equal to {_num(vv)}"
-    elif kw == "exclusiveMinimum":
-        detail = f"should be greater than {_num(vv)}"
-    elif kw == "maximum":
-        detail = f"should be less than or equal to {_num(vv)}"
-    elif kw == "exclusiveMaximum":
-        detail = f"should be less than {_num(vv)}"
-    elif kw == "multipleOf":
-        detail = f"should be a multiple of {_num(vv)}"
-    elif kw == "minItems":
-        detail, value = f"should have at least {vv} items", len(v)
-    elif kw == "minProperties":
-        detail, value = f"should have at least {vv} properties", len(v)
-    elif kw == "uniqueItems":
-        detail, value = "shouldn't contain duplicates", ""
-    elif kw == "anyOf":
-        detail, value = "must validate at least one schema (anyOf)", ""
-    elif kw == "oneOf":
-        detail, value = "must validate one and only one schema (oneOf)", ""
-    elif kw == "not":
-        detail, value = "shouldn't validate the schema (not)", ""
-    else:
-        detail = err.message
-    return [Cause(FIELD_VALUE_INVALID, f"Invalid value: {render_value(value)}: {where} in body {detail}", field)]
-
-
-# --- x-kubernetes-list-type -------------------------------------------------------------------------
-
-
-def _has_list_types(node: Any, memo: dict[int, bool] | None = None) -> bool:
-    """Does a schema node hold a set or map list anywhere below it? (``memo``: answers by node id.)"""
-    if not isinstance(node, dict):
-        return False
-    if memo is not None:
-        hit = memo.get(id(node))
-        if hit is not None:
-            return hit
-    result = node.get("x-kubernetes-list-type") in ("set", "map")
-    if not result:
-        props = node.get("properties")
-        if isinstance(props, dict) and any(_has_list_types(v, memo) for v in props.values()):
-            result = True
-        else:
-            result = _has_list_types(node.get("items"), memo) or _has_list_types(node.get("additionalProperties"), memo)
-    if memo is not None:
-        memo[id(node)] = result
-    return result
-
-
-def _hashable(v: Any) -> Any:
-    if isinstance(v, (dict, list)):
-        return json.dumps(v, sort_keys=True)
-    return (type(v) is bool, v)
-
-
-class _LTNode:
-    """The parts of a schema that hold ``x-kubernetes-list-type`` set/map lists (compiled once)."""
-
-    __slots__ = ("ap", "items", "keys", "list_type", "props")
-
-    def __init__(self) -> None:
-        self.props: dict[str, _LTNode] = {}
-        self.ap: _LTNode | None = None
-        self.items: _LTNode | None = None
-        self.list_type = ""
-        self.keys: tuple[str, ...] = ()
-
-
-def _lt_compile(node: Any, memo: dict[int, bool] | None = None) -> _LTNode | None:
-    """A plan that reaches only the list-type lists of a structural schema (None: there are none)."""
-    if memo is None:
-        memo = {}  # the nodes are alive (and their ids stable) for the whole compilation
-    if not _has_list_types(node, memo):
-        return None
-    n = _LTNode()
-    lt = node.get("x-kubernetes-list-type")
-    if lt in ("set", "map"):
-        n.list_type = lt
-        n.keys = tuple(node.get("x-kubernetes-list-map-keys") or ())
-    for k, v in (node.get("properties") or {}).items():
-        sub = _lt_compile(v, memo)
-        if sub is not None:
-            n.props[k] = sub
-    n.ap = _lt_compile(node.get("additionalProperties"), memo)
-    n.items = _lt_compile(node.get("items"), memo)
-    return n
-
-
-def _list_type_causes(x: Any, n: _LTNode, path: Chain, out: list[Cause], base: Any = None) -> None:
-    """``listtype.ValidateListSetsAndMaps``: duplicates in set and map lists.
-
-    ``base``: the stored object an update replaces; values that *are* its values at the same
-    path were checked when stored and are skipped (validation ratcheting).
-    """
-    tx = type(x)
-    if tx is dict:
-        props = n.props
-        ap = n.ap
-        db = base if type(base) is dict else None
-        for k, v in x.items():
-            sub = props.get(k)
-            if sub is None:
-                if ap is None or k in props:
-                    continue
-                sub = ap
-            if type(v) is dict or type(v) is list:
-                b = db.get(k) if db is not None else None
-                if b is not v:
-                    _list_type_causes(v, sub, (path, k), out, b)
-    elif tx is list:
-        lt = n.list_type
-        if lt == "set":
-            if len(x) > 1:
-                seen: set[Any] = set()
-                for i, v in enumerate(x):
-                    h = _hashable(v)
-                    if h in seen:
-                        out.append(Cause(FIELD_VALUE_DUPLICATE, f"Duplicate value: {render_value(v)}",
-                                         chain_text((path, i))))
-                    seen.add(h)
-        elif lt == "map" and len(x) > 1:
-            keys = n.keys
-            seen_keys: set[Any] = set()
-            for i, v in enumerate(x):
-                if v is None:
-                    continue
-                if type(v) is not dict:
-                    out.append(Cause(FIELD_VALUE_INVALID, f"Invalid value: {render_value(v)}: must be an object for an "
-                                     "array of list-type map", chain_text((path, i))))
-                    return
-                h = tuple(_hashable(v.get(k, _MISSING_KEY)) for k in keys)
-                if h in seen_keys:
-                    kv = {k: v[k] for k in keys if k in v}
-                    out.append(Cause(FIELD_VALUE_DUPLICATE, f"Duplicate value: {render_value(kv)}",
-                                     chain_text((path, i))))
-                seen_keys.add(h)
-        it = n.items
-        if it is not None:
-            lb = base if type(base) is list else ()
-            nb = len(lb)
-            for i, v in enumerate(x):
-                if type(v) is dict or type(v) is list:
-                    b = lb[i] if i < nb else None
-                    if b is not v:
-                        _list_type_causes(v, it, (path, i), out, b)
-
-
-_MISSING_KEY = "\x00missing"
-
-
 # --- the compiled schema -------------------------------------------------------------------------------
 
 
@@ -563,19 +316,11 @@ class _Validator:
     def causes(self, value: Any) -> list[Cause]:
         if self.rs.is_valid(value):
             return []
-        if self._py is None:
-            import jsonschema
+        from . import schemaerrors  # the slow path: only invalid objects need it
 
-            self._py = jsonschema.Draft202012Validator(self.js, format_checker=_py_format_checker())
-        out: list[Cause] = []
-        seen: set[Cause] = set()
-        for err in self._py.iter_errors(value):
-            for c in _error_causes(err, self.base):
-                if c not in seen:
-                    seen.add(c)
-                    out.append(c)
-        out.sort(key=lambda c: (c.field, c.reason, c.message))
-        return out
+        if self._py is None:
+            self._py = schemaerrors.detailed_validator(self.js)
+        return schemaerrors.detailed_causes(self._py, value, self.base)
 
 
 class CompiledSchema:
@@ -591,7 +336,7 @@ class CompiledSchema:
         self._prune_schema = schema if structural else inline_builtin_root(schema)
         # computed on first use (a kind may be served and never written)
         self._defaults_known: bool | None = None
-        self._list_types_known: tuple[_LTNode | None, _LTNode | None] | None = None
+        self._list_types_known: tuple[ListTypePlan | None, ListTypePlan | None] | None = None
         self._validators: dict[tuple[str, bool], _Validator] = {}
 
     # -- pipeline --
@@ -626,19 +371,23 @@ class CompiledSchema:
         return self._defaults_known
 
     @property
-    def _list_types(self) -> _LTNode | None:
+    def _list_types(self) -> ListTypePlan | None:
         """The plan to the set/map lists of the whole object (structural schemas only)."""
         return self._lt_plans()[0]
 
     @property
-    def _status_list_types(self) -> _LTNode | None:
+    def _status_list_types(self) -> ListTypePlan | None:
         """The plan to the set/map lists of ``status`` (structural schemas only)."""
         return self._lt_plans()[1]
 
-    def _lt_plans(self) -> tuple[_LTNode | None, _LTNode | None]:
+    def _lt_plans(self) -> tuple[ListTypePlan | None, ListTypePlan | None]:
         if self._list_types_known is None:
-            self._list_types_known = (
-                (_lt_compile(self.schema), _lt_compile(self._status_schema())) if self.structural else (None, None))
+            if self.structural:  # built-in schemas declare no list types (nor does a ready server need the module)
+                from .listtypes import compile_plan
+
+                self._list_types_known = (compile_plan(self.schema), compile_plan(self._status_schema()))
+            else:
+                self._list_types_known = (None, None)
         return self._list_types_known
 
     def default(self, obj: dict[str, Any]) -> None:
@@ -684,9 +433,10 @@ class CompiledSchema:
         stored object an update replaces; the list-type checks skip the parts ``obj`` shares with it.
         """
         causes = self._validator("", skip_metadata).causes(obj)
-        if self._list_types is not None:
+        plan = self._list_types
+        if plan is not None:
             lt: list[Cause] = []
-            _list_type_causes(obj, self._list_types, None, lt, old)
+            plan.causes(obj, None, lt, old)
             if skip_metadata:
                 lt = [c for c in lt if not c.field.startswith("metadata")]
             causes.extend(lt)
@@ -700,7 +450,7 @@ class CompiledSchema:
         if old is not None and old.get("status") is status:
             return []
         causes = self._validator("status", True).causes(status)
-        if self._status_list_types is not None:
-            _list_type_causes(status, self._status_list_types, (None, "status"), causes,
-                              old.get("status") if old is not None else None)
+        plan = self._status_list_types
+        if plan is not None:
+            plan.causes(status, (None, "status"), causes, old.get("status") if old is not None else None)
         return causes

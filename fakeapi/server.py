@@ -205,8 +205,10 @@ class APIServer:
         with self._lock:
             cur = self._table(kind).get("", name)
             if cur is not None:
-                body = fast_copy(manifest)
-                _mapping(body.get("metadata"))["resourceVersion"] = str(cur.rv)
+                body = dict(manifest)  # update copies the body: only the metadata written here needs its own copy
+                meta = body.get("metadata")
+                if isinstance(meta, dict):
+                    body["metadata"] = {**meta, "resourceVersion": str(cur.rv)}
                 self.update(body, actor=actor)
             else:
                 self._run("create", kind, "", name, "", actor,

@@ -3,7 +3,8 @@
 Module map (shared/ARC_SPEC.md is the behaviour):
 
 - ``constants``: group, kinds, annotations, labels, finalizers, phases, timings.
-- ``crds/``: the four CRD manifests (YAML data) and their expansion.
+- ``crds/``: the four CRD manifests: YAML sources, their expansion (``crds.expand``) and its
+  generated output ``manifests.json`` (``python -m reconcilers.crds --write``).
 - ``gotypes``: the Go type model of each kind (:func:`gotypes.arc_go_types`).
 - ``revision``: the pure actionable-revision helpers (parse, classify, next, guard, drift).
 - ``resourcebuilder``: the objects the controllers create.

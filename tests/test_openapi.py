@@ -38,6 +38,42 @@ def test_definitions_and_latest_dir() -> None:
     assert openapi.definition_name("Pod", "v1") == "io.k8s.api.core.v1.Pod"
 
 
+def test_definitions_are_found_without_indexing_the_file() -> None:
+    with open(openapi.schema_dir() / "_definitions.json", encoding="utf-8") as f:
+        every = json.load(f)["$defs"]
+    data = (openapi.schema_dir() / "_definitions.json").read_bytes()
+    defs = openapi._Definitions(data, len(openapi._DEFS_PREFIX) - 1)
+    for name in every:  # found by bisection over the sorted keys
+        assert defs._bisect(name) >= 0, name
+    assert defs._offsets is None
+    assert all(defs[name] == every[name] for name in every)
+    assert defs["io.k8s.api.core.v1.PodSpec"] is defs["io.k8s.api.core.v1.PodSpec"]
+    for missing in ("", "io.k8s.api.core.v1.Pod ", "io.k8s.api.core.v1.Po", "zzz", "Pod"):
+        assert defs._bisect(missing) == -1
+        assert missing not in defs
+        with pytest.raises(KeyError):
+            defs[missing]
+    assert list(defs) == list(every) and len(defs) == len(every)
+
+
+def _layout(defs: dict[str, Any]) -> bytes:
+    """A ``_definitions.json`` with the keys in the given order (kubernetes-validate's layout otherwise)."""
+    body = ",\n".join(f"    {json.dumps(k)}: " + json.dumps(v, indent=2).replace("\n", "\n    ") for k, v in defs.items())
+    return ('{\n  "$defs": {\n' + body + '\n  },\n  "$id": "x"\n}').encode()
+
+
+def test_definitions_in_any_key_order() -> None:
+    # keys out of order: what the bisection misses, the full index finds
+    every = {f"d{i:02d}": {"type": "object", "properties": {"n": {"type": "integer", "default": i}}} for i in range(40)}
+    shuffled = dict(sorted(every.items(), key=lambda kv: (int(kv[0][1:]) * 7) % 40))
+    for order in (every, shuffled):
+        data = _layout(order)
+        assert json.loads(data)["$defs"] == every
+        defs = openapi._Definitions(data, len(openapi._DEFS_PREFIX) - 1)
+        assert all(defs[name] == every[name] for name in reversed(list(every)))
+        assert "d40" not in defs and set(defs) == set(every)
+
+
 def _pod_node(*path: str) -> dict[str, Any] | None:
     node: dict[str, Any] | None = openapi.builtin_schema("Pod", "v1")
     for p in path:

@@ -37,6 +37,36 @@ class TestCrdLifecycle:
         assert k1.kind == k2.kind == "Widget"
         assert len(api.list("CustomResourceDefinition")["items"]) == 1
 
+    def test_register_crd_again_leaves_the_manifest_alone(self) -> None:
+        api = APIServer()
+        manifest = widget_crd()
+        before = copy.deepcopy(manifest)
+        api.register_crd(manifest)
+        api.register_crd(manifest)
+        assert manifest == before
+        assert api.get("CustomResourceDefinition", "widgets.example.com")["metadata"]["generation"] == 1
+        # a changed manifest updates the CRD; the stored object shares nothing with the manifest
+        manifest["spec"]["names"]["shortNames"] = ["wd"]
+        api.register_crd(manifest)
+        assert "resourceVersion" not in manifest["metadata"]
+        manifest["spec"]["names"]["shortNames"].append("changed")
+        manifest["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"].clear()
+        stored = api.get("CustomResourceDefinition", "widgets.example.com")
+        assert stored["metadata"]["generation"] == 2 and stored["spec"]["names"]["shortNames"] == ["wd"]
+        assert stored["spec"]["versions"][0]["schema"] == before["spec"]["versions"][0]["schema"]
+
+    def test_schema_compiled_on_first_use_and_shared(self) -> None:
+        # registering records the schema; the compiled form is looked up when first needed,
+        # and kinds of equal schemas (one per server) share it
+        a, b = APIServer(), APIServer()
+        ka, kb = a.register_crd(widget_crd()), b.register_crd(widget_crd())
+        assert "compiled" not in ka.__dict__ and "compiled" not in kb.__dict__
+        a.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}})
+        a.create(widget())
+        assert "compiled" in ka.__dict__ and "compiled" not in kb.__dict__
+        assert kb.compiled is ka.compiled and kb.schema == ka.schema and kb.schema is not ka.schema
+        assert bool(ka.extra["typed"]) == bool(kb.extra["typed"]) and ka == kb
+
     def test_update_changes_the_schema(self, api: APIServer) -> None:
         api.create(widget(spec={"mode": "a"}))
         expect_error(lambda: api.create(widget("w2", spec={"mode": "c"})), 422, "Invalid")

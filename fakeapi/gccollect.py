@@ -1,0 +1,229 @@
+"""The garbage collector's and the namespace controller's work (reference §4).
+
+:class:`fakeapi.gc.GarbageCollector` notes, on every write, what may need collecting;
+:class:`Collection` does it, when the collector runs with work pending (this module is
+imported then: a server that never deletes anything never needs it). Everything goes
+through the public verbs with the actors ``garbage-collector`` and ``namespace-controller``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .errors import ApiError, is_conflict
+from .gc import FOREGROUND, GC_ACTOR, NS_ACTOR, ORPHAN
+from .kinds import Kind
+
+if TYPE_CHECKING:
+    from .gc import GarbageCollector
+
+
+class Collection:
+    """One run of the collector over the work it has noted (called with the server lock held)."""
+
+    def __init__(self, gc: GarbageCollector) -> None:
+        self.gc = gc
+        self.api = gc.api
+
+    def run(self) -> bool:
+        """Do all the work noted so far (in a deterministic order); True if anything was done."""
+        gc = self.gc
+        did = False
+        attempt, gc._attempt = sorted(gc._attempt), set()
+        for g, p, ns, name in attempt:
+            did |= self._attempt_to_delete(g, p, ns, name)
+        orphan, gc._orphan = sorted(gc._orphan), set()
+        for uid in orphan:
+            did |= self._orphan_dependents(uid)
+        fg, gc._foreground = sorted(gc._foreground), set()
+        for uid in fg:
+            did |= self._process_foreground(uid)
+        nss, gc._namespaces = sorted(gc._namespaces), set()
+        for ns in nss:
+            did |= self._terminate_namespace(ns)
+        return did
+
+    def _kind_for(self, group: str, plural: str) -> Kind | None:
+        for k in self.api.kinds.all():
+            if k.group == group and k.plural == plural:
+                return k
+        return None
+
+    def _owner_state(self, dep_kind: Kind, dep_ns: str, ref: dict[str, Any]) -> str:
+        """``solid``, ``dangling``, ``waiting`` (owner deleting in the foreground) or ``unresolvable``."""
+        owner_kind = self.api.kinds.find(str(ref.get("kind", "")), str(ref.get("apiVersion", "")))
+        if owner_kind is None:
+            return "unresolvable"
+        if owner_kind.namespaced and not dep_kind.namespaced:
+            return "unresolvable"
+        ns = dep_ns if owner_kind.namespaced else ""
+        owner = self.api.store.table(owner_kind.group, owner_kind.plural).get(ns, str(ref.get("name", "")))
+        if owner is None or owner.uid != ref.get("uid"):
+            return "dangling"
+        m = owner.obj["metadata"]
+        if m.get("deletionTimestamp") and FOREGROUND in (m.get("finalizers") or []):
+            return "waiting"
+        return "solid"
+
+    def _attempt_to_delete(self, group: str, plural: str, ns: str, name: str) -> bool:
+        kind = self._kind_for(group, plural)
+        if kind is None:
+            return False
+        e = self.api.store.table(group, plural).get(ns, name)
+        if e is None:
+            return False
+        meta = e.obj["metadata"]
+        if meta.get("deletionTimestamp") and FOREGROUND not in (meta.get("finalizers") or []):
+            return False
+        refs = [r for r in meta.get("ownerReferences") or [] if isinstance(r, dict)]
+        if not refs:
+            return False
+        states = [self._owner_state(kind, ns, r) for r in refs]
+        if "unresolvable" in states:
+            return False
+        if "solid" in states:
+            keep = []
+            changed = False
+            for r, st in zip(refs, states, strict=True):
+                if st == "dangling":
+                    changed = True
+                    continue
+                if st == "waiting" and r.get("blockOwnerDeletion"):
+                    r = {**r, "blockOwnerDeletion": False}
+                    changed = True
+                keep.append(r)
+            if not changed:
+                return False
+            return self._patch(kind, ns, name, {"metadata": {"ownerReferences": keep or None,
+                                                             "uid": e.uid}}, e, retry=(group, plural, ns, name))
+        if "waiting" in states:
+            has_deps = bool(self.api.store.dependents.get(e.uid))
+            policy = "Foreground" if has_deps else "Background"
+        else:
+            fins = meta.get("finalizers") or []
+            policy = "Orphan" if ORPHAN in fins else "Foreground" if FOREGROUND in fins else "Background"
+        if meta.get("deletionTimestamp"):
+            return False
+        return self._delete(kind, ns, name, policy, e.uid)
+
+    def _process_foreground(self, uid: str) -> bool:
+        e = self.api.entry_by_uid(uid)
+        if e is None:
+            return False
+        m = e.obj["metadata"]
+        if not m.get("deletionTimestamp") or FOREGROUND not in (m.get("finalizers") or []):
+            return False
+        did = False
+        blocking = False
+        for g, p, key in self.api.store.dependents_of(uid):
+            dkind = self._kind_for(g, p)
+            dns, _, dname = key.rpartition("/")
+            d = self.api.store.table(g, p).get(dns, dname)
+            if dkind is None or d is None:
+                continue
+            dm = d.obj["metadata"]
+            if not dm.get("deletionTimestamp"):
+                did |= self._attempt_to_delete(g, p, dns, dname)
+            d = self.api.store.table(g, p).get(dns, dname)
+            if d is None:
+                continue
+            for r in d.obj["metadata"].get("ownerReferences") or []:
+                if r.get("uid") == uid and r.get("blockOwnerDeletion"):
+                    blocking = True
+        if blocking:
+            return did
+        kind = self._kind_for_entry(e)
+        if kind is None:
+            return did
+        e = self.api.entry_by_uid(uid)
+        if e is None:
+            return True
+        fins = [f for f in e.obj["metadata"].get("finalizers") or [] if f != FOREGROUND]
+        return self._patch(kind, e.namespace, e.name, {"metadata": {"finalizers": fins or None,
+                                                                     "resourceVersion": str(e.rv)}}, e,
+                           owner_uid=uid) or did
+
+    def _orphan_dependents(self, uid: str) -> bool:
+        e = self.api.entry_by_uid(uid)
+        if e is None:
+            return False
+        m = e.obj["metadata"]
+        if not m.get("deletionTimestamp") or ORPHAN not in (m.get("finalizers") or []):
+            return False
+        for g, p, key in self.api.store.dependents_of(uid):
+            dkind = self._kind_for(g, p)
+            dns, _, dname = key.rpartition("/")
+            d = self.api.store.table(g, p).get(dns, dname)
+            if dkind is None or d is None:
+                continue
+            keep = [r for r in d.obj["metadata"].get("ownerReferences") or [] if r.get("uid") != uid]
+            self._patch(dkind, dns, dname, {"metadata": {"ownerReferences": keep or None, "uid": d.uid}}, d)
+        kind = self._kind_for_entry(e)
+        e = self.api.entry_by_uid(uid)
+        if kind is None or e is None:
+            return True
+        fins = [f for f in e.obj["metadata"].get("finalizers") or [] if f != ORPHAN]
+        self._patch(kind, e.namespace, e.name, {"metadata": {"finalizers": fins or None,
+                                                             "resourceVersion": str(e.rv)}}, e, orphan_uid=uid)
+        return True
+
+    def _terminate_namespace(self, ns: str) -> bool:
+        nsk = self.api.kinds.find("Namespace", "v1")
+        if nsk is None:
+            return False
+        entry = self.api.store.table("", "namespaces").get("", ns)
+        if entry is None or not entry.obj["metadata"].get("deletionTimestamp"):
+            return False
+        did = False
+        remaining = False
+        for k in self.api.kinds.all():
+            if not k.namespaced:
+                continue
+            for obj in list(self.api.objects(k, ns)):
+                remaining = True
+                if obj["metadata"].get("deletionTimestamp"):
+                    continue
+                try:
+                    self.api.delete(k.kind, obj["metadata"]["name"], ns, api_version=k.api_version, actor=NS_ACTOR,
+                                    preconditions={"uid": obj["metadata"]["uid"]})
+                    did = True
+                except ApiError:
+                    pass
+        still = any(self.api.objects(k, ns) for k in self.api.kinds.all() if k.namespaced)
+        if not still and (remaining or (entry.obj.get("spec") or {}).get("finalizers")):
+            try:
+                self.api.finalize_namespace(ns, actor=NS_ACTOR)
+                did = True
+            except ApiError:
+                self.gc._namespaces.add(ns)
+        return did
+
+    def _kind_for_entry(self, e: Any) -> Kind | None:
+        api_version, kind = e.obj.get("apiVersion", ""), e.obj.get("kind", "")
+        return self.api.kinds.find(kind, api_version)
+
+    # ------------------------------------------------------------- writes
+
+    def _patch(self, kind: Kind, ns: str, name: str, patch: dict[str, Any], e: Any,
+               retry: tuple[str, str, str, str] | None = None, owner_uid: str = "", orphan_uid: str = "") -> bool:
+        try:
+            self.api.patch(kind.kind, name, patch, namespace=ns or None, api_version=kind.api_version,
+                           patch_type="merge", actor=GC_ACTOR)
+            return True
+        except ApiError as err:
+            if is_conflict(err):
+                if retry:
+                    self.gc._attempt.add(retry)
+                if owner_uid:
+                    self.gc._foreground.add(owner_uid)
+                if orphan_uid:
+                    self.gc._orphan.add(orphan_uid)
+            return False
+
+    def _delete(self, kind: Kind, ns: str, name: str, policy: str, uid: str) -> bool:
+        try:
+            self.api.delete(kind.kind, name, ns or None, api_version=kind.api_version, propagation_policy=policy,
+                            preconditions={"uid": uid}, actor=GC_ACTOR)
+            return True
+        except ApiError:
+            return False
