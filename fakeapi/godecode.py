@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .gomodel import GoType, go_roundtrip
+from .gomodel import OMIT, GoType, field_plan, go_roundtrip
 from .jsonutil import freeze_json, json_copy, thaw_json
 
 
@@ -124,39 +124,46 @@ def _decode_reusing(obj: dict[str, Any], t: GoType | None, prev: dict[str, Any],
     that *is* ``prev``'s at the same field decodes as it did then: ``prev_out``'s value is
     reused (decoded values are only ever handed out as copies). A struct value that changed
     is decoded the same way, field by field, against its previous value; the other fields
-    are decoded as usual. Keys come out in the order a whole decode gives them.
+    are decoded as :func:`go_decode` does, and keys come out in the order it gives them:
+    fields as in ``obj``, then the zero values of absent fields, then the empty slices and
+    maps that encoding omits and decoding keeps.
     """
     if t is None:
         return json_copy(obj)
     if t.kind != "struct" or type(obj) is not dict:
         return go_decode(obj, t)
-    reused: dict[str, Any] = {}
-    rest: dict[str, Any] = {}
+    plan, absent = field_plan(t)
     fields = t.fields
+    out: dict[str, Any] = {}
+    kept: list[tuple[str, Any, GoType]] | None = None
     for k, v in obj.items():
+        f = fields.get(k)
+        if f is None:
+            continue  # not a field of the Go type: dropped
         tv = type(v)
-        if tv is dict or tv is list:
-            pv = prev.get(k)
+        if (tv is dict or tv is list) and v:  # (an empty one may be omitted, then kept last: decoded below)
             po = prev_out.get(k, _NONE)
             if po is not _NONE:
+                pv = prev.get(k, _NONE)
                 if pv is v:
-                    reused[k] = po
+                    out[k] = po
                     continue
-                f = fields.get(k)
-                if tv is dict and type(pv) is dict and type(po) is dict and f is not None and f.type.kind == "struct":
-                    reused[k] = _decode_reusing(v, f.type, pv, po)  # a changed struct: reuse what it shares
+                if tv is dict and type(pv) is dict and type(po) is dict and f.type.kind == "struct":
+                    out[k] = _decode_reusing(v, f.type, pv, po)  # a changed struct: reuse what it shares
                     continue
-        rest[k] = v
-    if not reused:
-        return go_decode(obj, t)
-    part = go_decode(rest, t)
-    out: dict[str, Any] = {}
-    for k in obj:
-        if k in reused:
-            out[k] = reused[k]
-        elif k in part:
-            out[k] = part[k]
-    for k, v in part.items():  # fields a Go encoder writes when absent
-        if k not in obj:
-            out[k] = v
+        r = plan[k](v)
+        if r is not OMIT:
+            out[k] = r
+            if v is not None:
+                _restore_member(out, k, v, f.type)
+        elif v is not None:
+            if kept is None:
+                kept = []
+            kept.append((k, v, f.type))
+    for name, zf in absent:
+        if name not in obj:
+            out[name] = zf()
+    if kept is not None:
+        for k, v, ft in kept:
+            _restore_member(out, k, v, ft)
     return out

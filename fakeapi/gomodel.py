@@ -530,6 +530,8 @@ def go_time(text: str, micro: bool = False) -> str | None:
 # --- the round trip -----------------------------------------------------------------------------
 
 _OMIT = object()
+#: What a field encoder of :func:`field_plan` returns for a value ``omitempty`` leaves out.
+OMIT = _OMIT
 _JSON_TYPE = {str: "string", int: "number", float: "number", bool: "bool", list: "array", dict: "object"}
 
 
@@ -602,6 +604,15 @@ def _compile(t: GoType) -> dict[str, Callable[[Any], Any]]:
     for name, f in t.fields.items():
         plan[name] = _field_encoder(f)
     return plan
+
+
+def field_plan(t: GoType) -> tuple[dict[str, Callable[[Any], Any]], list[tuple[str, Callable[[], Any]]]]:
+    """A struct type's field encoders (each returns the marshalled value or :data:`OMIT`) and what
+    its absent fields marshal as, in field order: the parts :func:`go_roundtrip` is made of."""
+    plan = t._plan
+    if plan is None:
+        plan = _compile(t)
+    return plan, _compile_absent(t)
 
 
 def _compile_absent(t: GoType) -> list[tuple[str, Callable[[], Any]]]:

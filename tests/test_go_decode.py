@@ -50,3 +50,61 @@ def test_the_seed_drift_read_vs_written() -> None:
 def test_encoding_after_decoding_is_the_roundtrip() -> None:
     written = spec(env=[], resources={"limits": {"cpu": "1000m"}})
     assert go_roundtrip(go_decode(written, POD_SPEC), POD_SPEC) == go_roundtrip(written, POD_SPEC)
+
+
+# --- decoding a newer snapshot against the older one it shares parts with -------------------------
+
+POD = builtin_go_type("io.k8s.api.core.v1.Pod")
+_BASE_POD: dict[str, Any] = {
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "p", "namespace": "ns", "labels": {"a": "1"}, "finalizers": ["x/y"]},
+    "spec": {"containers": [{"name": "c", "image": "busybox:1", "env": [{"name": "A", "value": "1"}],
+                             "resources": {"limits": {"cpu": "1000m"}}}], "tolerations": [{"key": "k"}]},
+    "status": {"phase": "Pending", "conditions": [{"type": "Ready", "status": "False"}]},
+}
+
+
+def _changed(prev: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
+    """A newer snapshot: new dicts along ``path`` (``value`` at its end), everything else shared with ``prev``."""
+    if len(path) == 1:
+        out = dict(prev)
+        if value is _DROP:
+            out.pop(path[0], None)
+        else:
+            out[path[0]] = value
+        return out
+    return {**prev, path[0]: _changed(prev[path[0]], path[1:], value)}
+
+
+_DROP = object()
+
+
+@pytest.mark.parametrize(
+    ("name", "path", "value"),
+    [
+        ("status changed, spec shared", ("status", "phase"), "Running"),
+        ("a label added", ("metadata", "labels"), {"a": "1", "b": "2"}),
+        ("an empty env, omitted then kept last", ("spec", "containers"), [{"name": "c", "image": "i", "env": []}]),
+        ("empty tolerations at the end of spec", ("spec", "tolerations"), []),
+        ("an empty map on an omitempty field", ("spec", "nodeSelector"), {}),
+        ("an empty map before other fields", ("spec",), {"nodeSelector": {}, **_BASE_POD["spec"]}),
+        ("an unknown field", ("spec", "bogus"), {"x": 1}),
+        ("a quantity keeps its text", ("spec", "overhead"), {"cpu": "1000m"}),
+        ("a field dropped", ("status", "conditions"), _DROP),
+        ("an empty status", ("status",), {}),
+        ("metadata emptied", ("metadata", "finalizers"), []),
+    ],
+)
+def test_decoding_against_the_previous_snapshot_gives_what_a_whole_decode_gives(
+        name: str, path: tuple[str, ...], value: Any) -> None:
+    import json
+
+    from fakeapi.godecode import _decode_reusing
+
+    prev = _BASE_POD
+    new = _changed(prev, path, value)
+    got = _decode_reusing(new, POD, prev, go_decode(prev, POD))
+    assert json.dumps(got) == json.dumps(go_decode(new, POD))  # values and key order
+    # and once more on top of that result, with the roles turned
+    again = _decode_reusing(prev, POD, new, got)
+    assert json.dumps(again) == json.dumps(go_decode(prev, POD))
