@@ -11,6 +11,8 @@ import json
 import marshal
 from typing import Any
 
+import orjson
+
 from .errors import FIELD_VALUE_INVALID, FIELD_VALUE_REQUIRED, Cause
 from .kinds import Kind
 
@@ -43,10 +45,14 @@ class TypedFlag:
 
 
 def _schema_key(schema: dict[str, Any]) -> bytes | str:
-    """A schema's exact serialized form: marshal (version 2: no back-references), several times
-    faster than JSON for a large schema; JSON text for a value marshal cannot hold."""
+    """A schema's exact serialized form: orjson (a large schema in a fraction of a millisecond),
+    else marshal (version 2: no back-references), else JSON text."""
     try:
-        return marshal.dumps(schema, 2)
+        return orjson.dumps(schema)
+    except (orjson.JSONEncodeError, TypeError):
+        pass
+    try:
+        return b"m" + marshal.dumps(schema, 2)
     except ValueError:
         return json.dumps(schema, separators=(",", ":"))
 
