@@ -278,11 +278,8 @@ class APIServer:
 
     def _record(self, verb: str, kind: Kind, namespace: str, name: str, subresource: str, actor: str,
                 patch_type: str, code: int, reason: str, rv: int, wrote: bool) -> None:
-        self.trace.record_call(
-            time=self.clock.now(), actor=actor, verb=verb, kind=kind.kind, namespace=namespace or "", name=name,
-            subresource=subresource, patch_type=patch_type, code=code, reason=reason,
-            resource_version=str(rv) if rv else "", wrote=wrote,
-        )
+        self.trace.record_call(self.clock.now(), actor, verb, kind.kind, namespace or "", name, subresource, patch_type,
+                               code, reason, str(rv) if rv else "", wrote)
 
     def _kind_of(self, obj: Any) -> Kind:
         if not isinstance(obj, dict):

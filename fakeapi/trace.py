@@ -9,12 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from .clock import format_time
 
 
-@dataclass
+@dataclass(slots=True)
 class ApiCall:
     """One API request as the server saw it."""
 
@@ -97,12 +96,16 @@ class Trace:
         self._seq += 1
         return self._seq
 
-    def record_call(self, **kw: Any) -> ApiCall:
+    def record_call(self, time: datetime, actor: str, verb: str, kind: str, namespace: str = "", name: str = "",
+                    subresource: str = "", patch_type: str = "", code: int = 200, reason: str = "",
+                    resource_version: str = "", wrote: bool = False) -> ApiCall:
         """Append an API call."""
-        call = ApiCall(seq=self._next(), **kw)
-        if self.current_reconcile is not None:
-            call.reconcile = self.current_reconcile.seq
-            self.current_reconcile.calls.append(call.seq)
+        self._seq += 1
+        rec = self.current_reconcile
+        call = ApiCall(self._seq, time, actor, verb, kind, namespace, name, subresource, patch_type, code, reason,
+                       resource_version, wrote, rec.seq if rec is not None else None)
+        if rec is not None:
+            rec.calls.append(call.seq)
         self.calls.append(call)
         self.entries.append(call)
         return call
