@@ -42,7 +42,7 @@ class GoType:
     marks ``metav1.MicroTime`` (microsecond precision) for kind ``time``.
     """
 
-    __slots__ = ("_absent", "_ip_plan", "_plan", "_zero", "elem", "fields", "kind", "micro", "name")
+    __slots__ = ("_absent", "_ip_plan", "_plan", "_strings", "_zero", "elem", "fields", "kind", "micro", "name")
 
     def __init__(
         self,
@@ -61,6 +61,8 @@ class GoType:
         self.name = name
         self.micro = micro
         self._plan: dict[str, Callable[[Any], Any]] | None = None
+        #: The ``string`` fields with omitempty (set with ``_plan``): converted inline by ``_conv_struct``.
+        self._strings: frozenset[str] = frozenset()
         self._ip_plan: dict[str, tuple[Any, ...]] | None = None
         self._absent: list[tuple[str, Callable[[], Any]]] | None = None
         self._zero: Any = None
@@ -603,6 +605,7 @@ def _compile(t: GoType) -> dict[str, Callable[[Any], Any]]:
     _compile_absent(t)
     for name, f in t.fields.items():
         plan[name] = _field_encoder(f)
+    t._strings = frozenset(n for n, f in t.fields.items() if f.type.kind == "string" and f.omitempty and not f.pointer)
     return plan
 
 
@@ -911,8 +914,13 @@ def _conv_struct(v: dict[str, Any], t: GoType) -> dict[str, Any]:
     plan = t._plan
     if plan is None:
         plan = _compile(t)
+    strings = t._strings
     out: dict[str, Any] = {}
     for k, x in v.items():
+        if k in strings and type(x) is str:  # the commonest field, inline: an empty one is omitted
+            if x:
+                out[k] = x
+            continue
         enc = plan.get(k)
         if enc is None:
             continue
