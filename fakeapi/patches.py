@@ -331,8 +331,20 @@ def apply_strategic_merge_patch(doc: dict[str, Any], patch: Any, schema: Schema 
     return _merge_map(dict(doc), fast_copy(patch), schema)
 
 
+_GO_TYPES: dict[type, str] = {type(None): "nil", bool: "bool", int: "int64", float: "float64", str: "string",
+                              list: "slice", dict: "map"}
+
+
 def _go_type(v: Any) -> str:
     """Go's dynamic type of a decoded value (apimachinery keeps integers as int64)."""
+    t = _GO_TYPES.get(type(v))
+    if t is not None:
+        return t
+    return _go_type_of_subclass(v)
+
+
+def _go_type_of_subclass(v: Any) -> str:
+    """:func:`_go_type` of a value whose type is a subclass (bool before int: a bool is an int)."""
     if v is None:
         return "nil"
     if isinstance(v, bool):
