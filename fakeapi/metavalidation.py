@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any, TypeGuard
@@ -584,6 +584,7 @@ def validate_object_meta(
     namespaced: bool,
     name_rule: str = "subdomain",
     custom_resource: bool = False,
+    old: Mapping[str, Any] | None = None,
 ) -> tuple[list[Cause], list[str]]:
     """Validate ``metadata`` (or a whole object's) on create; returns (causes, warnings).
 
@@ -597,26 +598,29 @@ def validate_object_meta(
 
     The server runs this on updates too (``validateCommonFields``), followed by
     :func:`validate_object_meta_update`; on update use
-    ``finalizer_warnings(new, old)`` for the warnings.
+    ``finalizer_warnings(new, old)`` for the warnings. ``old``: the stored metadata an
+    update replaces; values equal to its values passed these checks when stored and are
+    not checked again (the answer is the same: the checks depend on nothing else).
     """
     m = _meta_of(meta)
+    o = _meta_of(old) if old is not None else _NO_META
     causes: list[Cause] = []
     gen_name = m.get("generateName") or ""
     name = m.get("name") or ""
-    if isinstance(gen_name, str) and gen_name:
+    if isinstance(gen_name, str) and gen_name and gen_name != o.get("generateName"):
         for msg in validate_name(gen_name, name_rule, prefix=True):
             causes.append(invalid("metadata.generateName", gen_name, msg))
     if not name:
         if not gen_name:
             causes.append(required("metadata.name", "name or generateName is required"))
-    elif isinstance(name, str):
+    elif isinstance(name, str) and name != o.get("name"):
         for msg in validate_name(name, name_rule):
             causes.append(invalid("metadata.name", name, msg))
     namespace = m.get("namespace") or ""
     if namespaced:
         if not namespace:
             causes.append(required("metadata.namespace"))
-        else:
+        elif namespace != o.get("namespace"):
             for msg in validate_name(namespace, "label"):
                 causes.append(invalid("metadata.namespace", namespace, msg))
     elif namespace:
@@ -624,17 +628,27 @@ def validate_object_meta(
     generation = m.get("generation")
     if isinstance(generation, (int, float)) and not isinstance(generation, bool) and generation < 0:
         causes.append(invalid("metadata.generation", generation, "must be greater than or equal to 0"))
-    causes.extend(validate_labels(m.get("labels")))
-    causes.extend(validate_annotations(m.get("annotations")))
-    causes.extend(validate_owner_references(m.get("ownerReferences")))
-    causes.extend(validate_finalizers(m.get("finalizers")))
-    causes.extend(validate_managed_fields(m.get("managedFields")))
+    for key, check in _META_CHECKS:
+        value = m.get(key)
+        if value is not None and (old is None or value != o.get(key)):
+            causes.extend(check(value))
     warnings: list[str] = []
     if custom_resource:
         warnings = finalizer_warnings(m)
     else:
         causes.extend(_core_finalizer_names(m.get("finalizers")))
     return causes, warnings
+
+
+_NO_META: Mapping[str, Any] = {}
+#: The checks of ObjectMeta's maps and lists, in ``ValidateObjectMetaAccessor``'s order.
+_META_CHECKS: tuple[tuple[str, Callable[[Any], list[Cause]]], ...] = (
+    ("labels", validate_labels),
+    ("annotations", validate_annotations),
+    ("ownerReferences", validate_owner_references),
+    ("finalizers", validate_finalizers),
+    ("managedFields", validate_managed_fields),
+)
 
 
 # --- ObjectMeta on update -------------------------------------------------------------

@@ -331,7 +331,16 @@ class APIServer:
             meta = dict(obj["metadata"])  # its values stay shared with the stored metadata (replaced, never changed)
         elif fused:
             meta = obj.get("metadata")
-            meta = {} if meta is None else _copy_json(meta) if norm else fast_copy(meta)
+            bmeta = base.get("metadata") if base is not None else None
+            cp = _copy_json if norm else fast_copy
+            if meta is None:
+                meta = {}
+            elif type(meta) is dict and type(bmeta) is dict:
+                # a patch that changed some metadata: the maps and lists it left as stored stay shared
+                meta = {k: v if (type(v) is dict or type(v) is list) and v is bmeta.get(k) else cp(v)
+                        for k, v in meta.items()}
+            else:
+                meta = cp(meta)
         else:
             if copied:
                 obj = _copy_json(obj) if norm else fast_copy(obj)
@@ -378,7 +387,8 @@ class APIServer:
         else:
             self._warn(dedup_owner_references(meta))
             causes, warnings = validate_object_meta(
-                meta, namespaced=kind.namespaced, name_rule=kind.name_rule, custom_resource=not kind.builtin)
+                meta, namespaced=kind.namespaced, name_rule=kind.name_rule, custom_resource=not kind.builtin,
+                old=old["metadata"] if old is not None else None)
             if old is not None and not kind.builtin:
                 warnings = finalizer_warnings(meta, old["metadata"])  # only for finalizers this write adds
             self._warn(warnings)
