@@ -36,9 +36,10 @@ def _restore(src: Any, dst: Any, t: GoType) -> None:
     if kind == "struct":
         if type(src) is not dict or type(dst) is not dict:
             return
+        fields = t.fields
         for key, value in src.items():
-            f = t.fields.get(key)
-            if f is None or value is None:
+            f = fields.get(key)
+            if f is None or value is None or f.type.kind not in _RESTORED:
                 continue
             _restore_member(dst, key, value, f.type)
     elif kind == "slice":
@@ -115,6 +116,8 @@ class DecodeCache:
 
 
 _NONE: Any = object()
+#: The kinds :func:`_restore_member` does something for.
+_RESTORED = frozenset({"slice", "map", "struct", "quantity"})
 
 
 def _decode_reusing(obj: dict[str, Any], t: GoType | None, prev: dict[str, Any], prev_out: dict[str, Any]) -> Any:
@@ -133,14 +136,19 @@ def _decode_reusing(obj: dict[str, Any], t: GoType | None, prev: dict[str, Any],
     if t.kind != "struct" or type(obj) is not dict:
         return go_decode(obj, t)
     plan, absent = field_plan(t)
+    strings = t._strings
     fields = t.fields
     out: dict[str, Any] = {}
     kept: list[tuple[str, Any, GoType]] | None = None
     for k, v in obj.items():
+        tv = type(v)
+        if tv is str and k in strings:  # an omitempty string, the commonest field: nothing to restore
+            if v:
+                out[k] = v
+            continue
         f = fields.get(k)
         if f is None:
             continue  # not a field of the Go type: dropped
-        tv = type(v)
         if (tv is dict or tv is list) and v:  # (an empty one may be omitted, then kept last: decoded below)
             po = prev_out.get(k, _NONE)
             if po is not _NONE:
@@ -154,7 +162,7 @@ def _decode_reusing(obj: dict[str, Any], t: GoType | None, prev: dict[str, Any],
         r = plan[k](v)
         if r is not OMIT:
             out[k] = r
-            if v is not None:
+            if v is not None and f.type.kind in _RESTORED:
                 _restore_member(out, k, v, f.type)
         elif v is not None:
             if kept is None:
