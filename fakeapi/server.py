@@ -444,7 +444,7 @@ class APIServer:
         obj = w.obj
         meta = obj["metadata"]
         meta["resourceVersion"] = str(rv)
-        entry = _entry(obj, rv)
+        entry = _entry(obj, rv, w.old)
         old = self.store.put(table, entry)
         if self.snapshot_guard is not None:
             self.snapshot_guard.stored(kind.plural, entry.key, obj, kind.go_type if kind.stored_go_encoded else None)
@@ -1447,14 +1447,19 @@ def _storage_version(spec: dict[str, Any]) -> str:
     return str(versions[0].get("name")) if versions else "v1"
 
 
-def _entry(obj: dict[str, Any], rv: int) -> Entry:
+def _entry(obj: dict[str, Any], rv: int, old: Entry | None = None) -> Entry:
+    """The store entry of a snapshot; ``old``: the entry it replaces (its owner list is reused when unchanged)."""
     meta = obj["metadata"]
     ns = meta.get("namespace") or ""
     name = meta["name"]
-    labels = meta.get("labels") or {}
-    owners = tuple(r.get("uid", "") for r in meta.get("ownerReferences") or [] if isinstance(r, dict))
-    return Entry(key=object_key(ns, name), namespace=ns, name=name, obj=obj,
-                 rv=rv, uid=meta.get("uid", ""), labels=dict(labels), owner_uids=owners)
+    labels = meta.get("labels") or {}  # a stored map: never changed, so not copied
+    refs = meta.get("ownerReferences")
+    if old is not None and refs is old.obj["metadata"].get("ownerReferences"):
+        owners = old.owner_uids
+    else:
+        owners = tuple(r.get("uid", "") for r in refs or () if isinstance(r, dict))
+    return Entry(object_key(ns, name) if old is None else old.key, ns, name, obj, rv, meta.get("uid", ""), labels,
+                 owners)
 
 
 def _registry_key(kind: Kind, key: str) -> str:

@@ -23,7 +23,7 @@ def object_key(namespace: str, name: str) -> str:
     return f"{namespace}/{name}" if namespace else name
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     """One stored object.
 
