@@ -372,7 +372,7 @@ class APIServer:
         return obj
 
     def _validate(self, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None, subresource: str = "",
-                  patch: bool = False) -> None:
+                  patch: bool = False, *, same_meta: bool = False) -> None:
         """Validate a write: ObjectMeta (create and update rules), the schema, the kind's own rules.
 
         On update, what the write shares with the stored object (the same metadata, the very
@@ -381,7 +381,7 @@ class APIServer:
         unchanged values through, nothing a client can observe changes.
         """
         meta = obj["metadata"]
-        same_meta = old is not None and _same_meta(meta, old["metadata"])
+        same_meta = old is not None and (same_meta or _same_meta(meta, old["metadata"]))
         if same_meta:
             causes: list[Cause] = []
         else:
@@ -877,7 +877,8 @@ class APIServer:
                 meta["generation"] = int(ometa.get("generation") or 0) + 1
         if new["metadata"].get("creationTimestamp") is None:
             new["metadata"].pop("creationTimestamp", None)
-        self._validate(kind, new, old, sub, patch)
+        # a status write keeps the stored metadata (resourceVersion aside): nothing there to check
+        self._validate(kind, new, old, sub, patch, same_meta=sub == "status")
         new = self._encode(kind, new, base=old)
         table = self._table(kind)
         # delete-on-update: the last finalizer removed from a deleting object
