@@ -59,10 +59,6 @@ def lifecycle(a: ArcCluster | None = None) -> dict[str, Any]:
             "revision": (spec_revision(ers), applied_revision(ers))}
 
 
-#: The issue's yardstick for "here": one JSON round trip of the sample Pod takes about 25 us on this machine.
-REFERENCE_ROUND_TRIP = 25e-6
-
-
 def pod_round_trip() -> float:
     """Seconds per ``json.loads(json.dumps(POD))`` now (best of 5 batches of 200): the machine's speed."""
     best = float("inf")
@@ -75,15 +71,15 @@ def pod_round_trip() -> float:
 
 
 def bench_lifecycle(runs: int) -> None:
-    """Print the median wall time of :func:`lifecycle`, as measured and at the reference machine speed.
+    """Print the median wall time of :func:`lifecycle` and, for context, the machine's speed.
 
     The shared 2-core machine changes speed from minute to minute (the same work takes from 1x to 2x
-    as long). Each run is therefore paired with the Pod JSON round trip timed just before it, and the
-    run's time is also given scaled to the 25 us round trip the targets were set against.
+    as long), so each run is paired with the Pod JSON round trip timed just before it (about 25 us
+    when the targets were set). The lifecycle does not slow down in step with that loop, so its time
+    is not rescaled: ``instructions_arc.py`` gives the figure the machine's speed does not move.
     """
     lifecycle()  # warm up: schemas, Go types, imports
     times = []
-    scaled = []
     floors = []
     cpu = []
     setups = []
@@ -99,7 +95,6 @@ def bench_lifecycle(runs: int) -> None:
         elapsed = time.perf_counter() - t1
         times.append(elapsed)
         floors.append(floor)
-        scaled.append(elapsed * REFERENCE_ROUND_TRIP / floor)
         cpu.append(time.process_time() - c1)
         setups.append(t1 - t0)
     print(f"lifecycle: median {statistics.median(times) * 1000:.1f} ms over {runs} runs "
@@ -107,10 +102,9 @@ def bench_lifecycle(runs: int) -> None:
           f"{statistics.median(cpu) * 1000:.1f} ms); "
           f"{info['reconciles']} reconciles, {info['api_calls']} API calls, revision {info['revision']}; "
           f"cluster setup (server, 4 CRDs, bundle) median {statistics.median(setups) * 1000:.1f} ms, not included")
-    mark = "ok" if statistics.median(scaled) <= 0.100 else "MISS"
-    print(f"  machine speed: Pod JSON round trip {statistics.median(floors) * 1e6:.1f} us (median; "
-          f"{min(floors) * 1e6:.1f}-{max(floors) * 1e6:.1f}); at the reference 25 us: median "
-          f"{statistics.median(scaled) * 1000:.1f} ms (min {min(scaled) * 1000:.1f} ms), target 100 ms {mark}")
+    mark = "ok" if statistics.median(times) <= 0.100 else "MISS"
+    print(f"  target: median <= 100 ms: {mark}; machine speed meanwhile: Pod JSON round trip "
+          f"{statistics.median(floors) * 1e6:.1f} us (median; {min(floors) * 1e6:.1f}-{max(floors) * 1e6:.1f})")
 
 
 def bench_scale(runners: int, use_tracemalloc: bool) -> None:
