@@ -5,11 +5,18 @@ entry point, and ``fakeapi_fixtures`` in pyproject.toml makes every YAML file
 under ``fixtures/`` a fixture file. When the package is only on the path (a
 source checkout that was not pip-installed), load the plugin from here so
 ``pytest`` still collects the fixtures.
+
+The project's own run checks, in every server it makes, that stored snapshots are
+never mutated (``FAKEAPI_CHECK_SNAPSHOTS``, see fakeapi/snapshots.py): the write path
+shares what it does not change, and a mutation anywhere would corrupt history.
 """
 
 from __future__ import annotations
 
+import os
 from importlib.metadata import entry_points
+
+os.environ.setdefault("FAKEAPI_CHECK_SNAPSHOTS", "1")
 
 if not any(ep.value == "fakeapi.harness.plugin" for ep in entry_points(group="pytest11")):
     pytest_plugins = ["fakeapi.harness.plugin"]
