@@ -708,10 +708,25 @@ def _merge_slice_without_special_elements(
     original: list[Any], patch: list[Any], merge_key: str, elem_schema: Schema | None
 ) -> list[Any]:
     out = list(original)
+    # where each merge-key value first occurs (None: a value that needs the scan below)
+    where = _key_positions(out, merge_key) if all(type(o) is dict for o in out) else None
     for v in patch:
         if merge_key not in v:
             raise _no_merge_key(v, merge_key)
         value = v[merge_key]
+        hk = _hkey(value) if where is not None else None
+        if hk is not None:
+            assert where is not None
+            i = where.get(hk, -1)
+            if i >= 0:
+                merged = out[i] = _merge_map(dict(out[i]), v, elem_schema)
+                if type(merged) is not dict or merge_key not in merged or _hkey(merged[merge_key]) != hk:
+                    # the patch changed the key itself (a null drops it): find first occurrences again
+                    where = _key_positions(out, merge_key) if all(type(o) is dict for o in out) else None
+            else:
+                where[hk] = len(out)
+                out.append(v)
+            continue
         for i, o in enumerate(out):
             if _matches_key(o, merge_key, value):
                 out[i] = _merge_map(dict(o), v, elem_schema)
@@ -719,6 +734,54 @@ def _merge_slice_without_special_elements(
         else:
             out.append(v)
     return out
+
+
+def _hkey(x: Any) -> tuple[str, Any] | None:
+    """A dict key that two values share exactly when :func:`_go_eq` holds (None: not a hashable scalar)."""
+    t = _go_type(x)
+    if t == "slice" or t == "map" or x != x:  # containers; NaN equals nothing
+        return None
+    try:
+        hash(x)
+    except TypeError:
+        return None
+    return (t, x)
+
+
+def _key_positions(items: list[dict[str, Any]], merge_key: str) -> dict[tuple[str, Any], int] | None:
+    """First index of each merge-key value among dict items that have it (None if a value is not a scalar)."""
+    out: dict[tuple[str, Any], int] = {}
+    for i, o in enumerate(items):
+        if merge_key in o:
+            hk = _hkey(o[merge_key])
+            if hk is None:
+                return None
+            out.setdefault(hk, i)
+    return out
+
+
+def _order_positions(items: list[Any], merge_key: str, kind: str) -> dict[tuple[str, Any], int] | None:
+    """:func:`_index` of every value at once: first index by (merge-key) value, None if one is not a scalar."""
+    out: dict[tuple[str, Any], int] = {}
+    for i, v in enumerate(items):
+        x = (v.get(merge_key) if isinstance(v, dict) else None) if kind == "map" else v
+        hk = _hkey(x)
+        if hk is None:
+            return None
+        out.setdefault(hk, i)
+    return out
+
+
+def _find(positions: dict[tuple[str, Any], int] | None, items: list[Any], value: Any, merge_key: str,
+          kind: str) -> int:
+    """:func:`_index` through positions made by :func:`_order_positions` (a scan when there are none)."""
+    if positions is None:
+        return _index(items, value, merge_key, kind)
+    x = (value.get(merge_key) if isinstance(value, dict) else None) if kind == "map" else value
+    hk = _hkey(x)
+    if hk is None:
+        return _index(items, value, merge_key, kind)
+    return positions.get(hk, -1)
 
 
 def _partition_primitives(merged: list[Any], by: list[Any]) -> tuple[list[Any], list[Any]]:
@@ -732,12 +795,18 @@ def _partition_primitives(merged: list[Any], by: list[Any]) -> tuple[list[Any], 
 def _partition_maps(merged: list[Any], by: list[Any], merge_key: str) -> tuple[list[Any], list[Any]]:
     inside: list[Any] = []
     server_only: list[Any] = []
+    keys = _key_positions(by, merge_key) if by and all(type(b) is dict for b in by) else None
     for v in merged:
         if not isinstance(v, dict):
             raise _bad_arg_type("map[string]interface {}", v)
         if merge_key not in v:
             raise _no_merge_key(v, merge_key)
-        found = any(_matches_key(b, merge_key, v[merge_key]) for b in by)
+        hk = _hkey(v[merge_key]) if keys is not None else None
+        if hk is not None:
+            assert keys is not None
+            found = hk in keys
+        else:
+            found = any(_matches_key(b, merge_key, v[merge_key]) for b in by)
         (inside if found else server_only).append(v)
     return inside, server_only
 
@@ -777,9 +846,10 @@ def _normalize_slice_order(to_sort: list[Any], order: list[Any], merge_key: str,
                     raise _no_merge_key(item, merge_key)
         to_sort, to_delete = _extract_to_delete_items(to_sort)
     n = len(order)
+    positions = _order_positions(order, merge_key, kind)
 
     def position(item: Any) -> int:
-        i = _index(order, item, merge_key, kind)
+        i = _find(positions, order, item, merge_key, kind)
         return i if i >= 0 else n
 
     return sorted(to_sort, key=position) + to_delete
@@ -790,6 +860,7 @@ def _merge_sorted_slice(
 ) -> list[Any]:
     """``mergeSortedSlice``: interleave server-only items (left) with patch items (right)."""
     out: list[Any] = []
+    positions = _order_positions(server_order, merge_key, kind)
     i = j = 0
     while i < len(left) or j < len(right):
         if i >= len(left):
@@ -799,8 +870,8 @@ def _merge_sorted_slice(
             out.append(left[i])
             i += 1
         else:
-            li = _index(server_order, left[i], merge_key, kind)
-            ri = _index(server_order, right[j], merge_key, kind)
+            li = _find(positions, server_order, left[i], merge_key, kind)
+            ri = _find(positions, server_order, right[j], merge_key, kind)
             if li >= 0 and ri >= 0 and li < ri:
                 out.append(left[i])
                 i += 1
