@@ -45,6 +45,7 @@ __all__ = [
     "apply_merge_patch",
     "apply_strategic_merge_patch",
     "create_merge_patch",
+    "create_strategic_merge_patch",
 ]
 
 MAX_JSON_PATCH_OPERATIONS = 10_000
@@ -892,3 +893,98 @@ def _normalize_element_order(
     patch_items = _normalize_slice_order(patch_items, patch_order, merge_key, kind)
     server_only = _normalize_slice_order(server_only, server_order, merge_key, kind)
     return _merge_sorted_slice(server_only, patch_items, server_order, merge_key, kind)
+
+
+# --- two-way strategic merge diff (what a Go client sends: CreateTwoWayMergePatch) ---------------
+
+
+def create_strategic_merge_patch(original: dict[str, Any], modified: dict[str, Any],
+                                 schema: Schema | None) -> dict[str, Any]:
+    """The strategic merge patch that turns ``original`` into ``modified`` (``CreateTwoWayMergePatch``).
+
+    What the kubelet's status manager sends: changed and new keys, null for removed ones;
+    lists with the ``merge`` strategy by merge key send only their changed or new items,
+    ``{key: ..., "$patch": "delete"}`` for the removed ones and ``$setElementOrder/<field>``
+    with the order of the new list (primitive merge lists: ``$deleteFromPrimitiveList/<field>``);
+    other lists are sent whole when they changed. ``schema`` is the kind's root schema
+    (``openapi.builtin_schema``). Equal documents give ``{}``.
+    """
+    return _diff_maps(original, modified, schema)
+
+
+def _diff_maps(original: dict[str, Any], modified: dict[str, Any], schema: Schema | None) -> dict[str, Any]:
+    patch: dict[str, Any] = {}
+    for k in original:
+        if k not in modified:
+            patch[k] = None
+    for k, mv in modified.items():
+        ov = original.get(k, _ABSENT_KEY)
+        if ov is _ABSENT_KEY:
+            patch[k] = mv
+            continue
+        if ov is mv:
+            continue
+        to, tm = _go_type(ov), _go_type(mv)
+        if to != tm:
+            patch[k] = mv
+        elif tm == "map":
+            sub = _diff_maps(ov, mv, openapi.child(schema, k))
+            if sub:
+                patch[k] = sub
+        elif tm == "slice":
+            _diff_lists(patch, k, ov, mv, openapi.child(schema, k))
+        elif ov != mv:
+            patch[k] = mv
+    return patch
+
+
+_ABSENT_KEY: Any = object()
+
+
+def _diff_lists(patch: dict[str, Any], key: str, original: list[Any], modified: list[Any],
+                schema: Schema | None) -> None:
+    """Add to ``patch`` what turns list ``original`` into ``modified`` at ``key`` (nothing when equal)."""
+    _, strategy = _strategy(schema)
+    if original == modified and all(_go_type(a) == _go_type(b) for a, b in zip(original, modified)):
+        return
+    if strategy != _MERGE:
+        patch[key] = modified
+        return
+    merge_key = openapi.patch_merge_key(schema)
+    items = openapi.items(schema)
+    if merge_key and all(type(v) is dict and merge_key in v and _hkey(v[merge_key]) is not None
+                         for v in (*original, *modified)) and _unique_keys(original, merge_key) and _unique_keys(
+                             modified, merge_key):
+        by_key = {_hkey(v[merge_key]): v for v in original}
+        changed: list[Any] = []
+        for v in modified:
+            old = by_key.get(_hkey(v[merge_key]))
+            if old is None:
+                changed.append(v)
+                continue
+            sub = _diff_maps(old, v, items)
+            if sub:
+                changed.append({merge_key: v[merge_key], **sub})
+        kept = {_hkey(v[merge_key]) for v in modified}
+        deleted = [{merge_key: v[merge_key], _DIRECTIVE: _DELETE} for v in original if _hkey(v[merge_key]) not in kept]
+        patch[f"{_ORDER_PREFIX}/{key}"] = [{merge_key: v[merge_key]} for v in modified]
+        if changed or deleted:
+            patch[key] = changed + deleted
+        return
+    if not merge_key and all(_hkey(v) is not None for v in (*original, *modified)) and len(
+            {_hkey(v) for v in original}) == len(original) and len({_hkey(v) for v in modified}) == len(modified):
+        new = {_hkey(v) for v in modified}
+        old = {_hkey(v) for v in original}
+        added = [v for v in modified if _hkey(v) not in old]
+        removed = [v for v in original if _hkey(v) not in new]
+        patch[f"{_ORDER_PREFIX}/{key}"] = list(modified)
+        if added:
+            patch[key] = added
+        if removed:
+            patch[f"{_DELETE_PREFIX}/{key}"] = removed
+        return
+    patch[key] = [*modified, {_DIRECTIVE: _REPLACE}]  # items the diff cannot key: the whole list, replacing
+
+
+def _unique_keys(items: list[dict[str, Any]], merge_key: str) -> bool:
+    return len({_hkey(v[merge_key]) for v in items}) == len(items)

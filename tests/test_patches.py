@@ -459,3 +459,46 @@ def test_strategic_merge_by_key_index_gives_what_the_scan_gives(monkeypatch: pyt
     scanned = [run(d, p) for d, p in cases]
     assert indexed == scanned
     assert sum(1 for r in indexed if r[0] == "ok") > 100  # most cases apply; some are the errors Go gives
+
+
+def test_two_way_strategic_diff_applied_to_the_original_gives_the_modified() -> None:
+    """``create_strategic_merge_patch``: what the kubelet sends; applying it must give the new status exactly."""
+    import random
+
+    from fakeapi import patches
+    from fakeapi.openapi import builtin_schema
+
+    schema = builtin_schema("Pod", "v1")
+    rnd = random.Random(5)
+
+    def status() -> dict[str, Any]:
+        s: dict[str, Any] = {}
+        if rnd.random() < 0.8:
+            s["phase"] = rnd.choice(["Pending", "Running", "Succeeded"])
+        if rnd.random() < 0.8:
+            s["conditions"] = [{"type": t, "status": rnd.choice(["True", "False"]),
+                                **({"reason": "R"} if rnd.random() < 0.3 else {})}
+                               for t in rnd.sample(["Ready", "Initialized", "PodScheduled", "ContainersReady"],
+                                                   rnd.randint(0, 4))]
+        if rnd.random() < 0.6:
+            s["containerStatuses"] = [{"name": n, "ready": rnd.random() < 0.5, "restartCount": rnd.randint(0, 2)}
+                                      for n in rnd.sample(["a", "b"], rnd.randint(0, 2))]
+        if rnd.random() < 0.4:
+            s["podIPs"] = [{"ip": ip} for ip in rnd.sample(["10.0.0.1", "10.0.0.2", "fd00::1"], rnd.randint(0, 3))]
+        if rnd.random() < 0.3:
+            s["startTime"] = "2026-01-01T00:00:00Z"
+        return s
+
+    for _ in range(500):
+        old = {"spec": {"containers": [{"name": "a", "image": "i"}]}, "status": status()}
+        new = {"spec": old["spec"], "status": status() if rnd.random() < 0.7 else copy.deepcopy(old["status"])}
+        diff = patches.create_strategic_merge_patch(old, new, schema)
+        assert patches.apply_strategic_merge_patch(copy.deepcopy(old), copy.deepcopy(diff), schema) == new
+    # one condition flips: the patch names it, keeps the order, and sends nothing else
+    conds = [{"type": t, "status": "False"} for t in ("Initialized", "Ready", "PodScheduled")]
+    old = {"status": {"phase": "Pending", "conditions": conds}}
+    new = {"status": {"phase": "Pending", "conditions": [conds[0], {"type": "Ready", "status": "True"}, conds[2]]}}
+    assert patches.create_strategic_merge_patch(old, new, schema) == {"status": {
+        "$setElementOrder/conditions": [{"type": "Initialized"}, {"type": "Ready"}, {"type": "PodScheduled"}],
+        "conditions": [{"type": "Ready", "status": "True"}]}}
+    assert patches.create_strategic_merge_patch(old, copy.deepcopy(old), schema) == {}

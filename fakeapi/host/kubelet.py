@@ -251,7 +251,7 @@ class Kubelet:
             _set_condition(conditions, ctype, "True", ts)
         status["conditions"] = conditions
         try:
-            started = self._write_status(key, status)
+            started = self._write_status(key, pod.get("status") or {}, status)
         except errors.ApiError:
             return False
         self._started.add(uid)
@@ -272,8 +272,17 @@ class Kubelet:
             "state": {"running": {"startedAt": ts}},
         }
 
-    def _write_status(self, key: Key, status: Obj) -> Obj:
-        out: Obj = self.api.patch("Pod", key[1], {"status": status}, namespace=key[0], patch_type="strategic",
+    def _write_status(self, key: Key, old: Obj, status: Obj) -> Obj:
+        """Patch the pod's status from ``old`` (as the kubelet last saw it) to ``status``.
+
+        As the kubelet's status manager does, the body is the two-way strategic merge diff
+        (``CreateTwoWayMergePatch``): changed fields, conditions by type with their order.
+        """
+        from ..patches import create_strategic_merge_patch
+
+        schema = self.api.resolve_kind("Pod", "v1").schema
+        body = create_strategic_merge_patch({"status": old}, {"status": status}, schema)
+        out: Obj = self.api.patch("Pod", key[1], body, namespace=key[0], patch_type="strategic",
                                   subresource="status", actor=self.name)
         return out
 
@@ -345,7 +354,7 @@ class Kubelet:
         status["conditions"] = conditions
         self.api.trace.note(self.clock.now(), self.name,
                             f"container {container} of pod {namespace}/{name} exited with code {code}")
-        out = self._write_status(key, status)
+        out = self._write_status(key, pod.get("status") or {}, status)
         self._seen.pop(key, None)
         self._started.add(pod["metadata"].get("uid", ""))
         return out
