@@ -22,14 +22,18 @@ JSONDict = dict[str, Any]
 _DEFAULT_MODE = 420  # 0644
 
 
-def apply_builtin_defaults(kind: str, obj: JSONDict) -> None:
+def apply_builtin_defaults(kind: str, obj: JSONDict, base: JSONDict | None = None) -> None:
     """Apply the server-side defaults of built-in ``kind`` to ``obj``, in place (idempotent).
 
     Pod: PodSpec, containers, ports, probes, volumes, resources; ``status.phase``
     ``Pending`` and ``status.qosClass`` when absent. Secret: ``type: Opaque``.
     Namespace: the ``kubernetes.io/metadata.name`` label and ``status.phase:
-    Active``. Other kinds: nothing.
+    Active``. Other kinds: nothing. ``base``: a stored object ``obj`` shares parts with; a
+    Pod spec that *is* its spec was defaulted when stored and is not walked again.
     """
+    if kind == "Pod":
+        _pod(obj, base)
+        return
     fn = _BY_KIND.get(kind)
     if fn is not None:
         fn(obj)
@@ -49,8 +53,11 @@ def _empty(v: Any) -> bool:
 # --- Pod ------------------------------------------------------------------------------------
 
 
-def _pod(obj: JSONDict) -> None:
+def _pod(obj: JSONDict, base: JSONDict | None = None) -> None:
     spec = _dict(obj, "spec")
+    if base is not None and spec is base.get("spec"):
+        _pod_status(obj, spec)  # the stored spec, defaulted already
+        return
     containers = _list(spec, "containers")
     init = _list(spec, "initContainers")
     ephemeral = _list(spec, "ephemeralContainers")
@@ -64,6 +71,11 @@ def _pod(obj: JSONDict) -> None:
                 if _empty(p.get("hostPort")) and "containerPort" in p:
                     p["hostPort"] = p["containerPort"]
     _pod_spec(spec, containers, init, ephemeral)
+    _pod_status(obj, spec)
+
+
+def _pod_status(obj: JSONDict, spec: JSONDict) -> None:
+    """What the Pod create strategy sets in status: ``phase: Pending`` and the QoS class, when absent."""
     status = obj.get("status")
     if type(status) is not dict:
         status = obj["status"] = {}

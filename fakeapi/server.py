@@ -368,7 +368,7 @@ class APIServer:
             if field_validation != "Ignore":
                 self._warn(warnings)
         if kind.builtin:
-            apply_builtin_defaults(kind.kind, obj)
+            apply_builtin_defaults(kind.kind, obj, base)
         return obj
 
     def _validate(self, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None, subresource: str = "",
