@@ -904,7 +904,7 @@ def create_strategic_merge_patch(original: dict[str, Any], modified: dict[str, A
 
     What the kubelet's status manager sends: changed and new keys, null for removed ones;
     lists with the ``merge`` strategy by merge key send only their changed or new items,
-    ``{key: ..., "$patch": "delete"}`` for the removed ones and ``$setElementOrder/<field>``
+    ``{<merge key>: <value>, "$patch": "delete"}`` for the removed ones and ``$setElementOrder/<field>``
     with the order of the new list (primitive merge lists: ``$deleteFromPrimitiveList/<field>``);
     other lists are sent whole when they changed. ``schema`` is the kind's root schema
     (``openapi.builtin_schema``). Equal documents give ``{}``.
