@@ -50,14 +50,23 @@ _GO_DEFAULT_MARKERS: dict[str, dict[str, Any]] = {
 _VERSION_DIR = re.compile(r"^v(\d+)\.(\d+)\.(\d+)-local$")
 
 
+#: The Kubernetes version whose built-in schemas fakeapi serves. kubernetes-validate ships the
+#: schemas of several versions; serving a fixed one keeps a newer release of the package from
+#: changing what the server does (and the ARC CRDs generated from it). The newest is used when
+#: this one is missing.
+KUBERNETES_SCHEMAS = "v1.37.0-local"
+
+
 @lru_cache(maxsize=1)
 def schema_dir() -> Path:
-    """The newest ``vX.Y.Z-local`` directory of kubernetes-validate's schemas."""
+    """The :data:`KUBERNETES_SCHEMAS` directory of kubernetes-validate's schemas (else the newest ``vX.Y.Z-local``)."""
     # located without importing the package (its import pulls in jsonschema and yaml)
     spec = importlib.util.find_spec("kubernetes_validate")
     if spec is None or not spec.submodule_search_locations:
         raise FileNotFoundError("the kubernetes-validate package is not installed")
     root = Path(next(iter(spec.submodule_search_locations))) / "kubernetes-json-schema"
+    if (root / KUBERNETES_SCHEMAS).is_dir():
+        return root / KUBERNETES_SCHEMAS
     best: tuple[tuple[int, int, int], Path] | None = None
     for p in root.iterdir():
         m = _VERSION_DIR.match(p.name)

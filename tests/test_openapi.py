@@ -35,6 +35,8 @@ def test_builtin_schema_unknown_kind() -> None:
 def test_definitions_and_latest_dir() -> None:
     assert "io.k8s.api.core.v1.PodSpec" in openapi.definitions()
     assert openapi.schema_dir().name.endswith("-local")
+    # a fixed Kubernetes version: a newer kubernetes-validate (it ships several) changes nothing
+    assert openapi.schema_dir().name == openapi.KUBERNETES_SCHEMAS
     assert openapi.definition_name("Pod", "v1") == "io.k8s.api.core.v1.Pod"
 
 
