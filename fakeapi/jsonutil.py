@@ -41,10 +41,7 @@ def json_copy(value: JSON) -> JSON:
     non-string key, another type) falls back to :func:`fast_copy`. NaN and infinities, which
     JSON cannot carry either, would come back as None: the server never stores them.
     """
-    try:
-        return orjson.loads(orjson.dumps(value))
-    except (orjson.JSONEncodeError, TypeError):
-        return fast_copy(value)
+    return thaw_json(freeze_json(value), value)
 
 
 def freeze_json(value: JSON) -> bytes | None:

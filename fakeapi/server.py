@@ -44,6 +44,7 @@ from .metavalidation import (
 from .snapshots import SnapshotGuard, SnapshotMutated
 from .snapshots import enabled as _snapshot_check_enabled
 from .store import Entry, Store, Table, body_differs, meta_differs, object_key
+from .store import same_meta as _store_same_meta
 from .trace import Trace
 from .watch import ADDED, BOOKMARK, DELETED, INITIAL_EVENTS_END, MODIFIED, Event, EventLog, Watch, WatchEvent
 
@@ -381,7 +382,7 @@ class APIServer:
         unchanged values through, nothing a client can observe changes.
         """
         meta = obj["metadata"]
-        same_meta = old is not None and (same_meta or _same_meta(meta, old["metadata"]))
+        same_meta = old is not None and (same_meta or _store_same_meta(meta, old["metadata"]))
         if same_meta:
             causes: list[Cause] = []
         else:
@@ -1477,16 +1478,6 @@ def _short(obj: Any) -> str:
 _META_STRING_MAPS = ("labels", "annotations")
 _META_STRINGS = ("name", "generateName", "namespace", "uid", "resourceVersion", "creationTimestamp",
                  "deletionTimestamp")
-
-
-def _same_meta(new: dict[str, Any], old: dict[str, Any]) -> bool:
-    """Is ``new`` metadata ``old``'s but for resourceVersion? (ObjectMeta is typed: ``==`` is exact)."""
-    if len(new) - ("resourceVersion" in new) != len(old) - ("resourceVersion" in old):
-        return False
-    for k, v in new.items():  # noqa: SIM110 (a loop, not all(): no generator on the write path)
-        if k != "resourceVersion" and old.get(k, _ABSENT) != v:
-            return False
-    return True
 
 
 def _same_body(new: dict[str, Any], old: dict[str, Any]) -> bool:

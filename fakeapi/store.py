@@ -104,15 +104,18 @@ _MISSING: Any = object()
 def meta_differs(new: dict[str, Any], e: Entry) -> bool:
     """Would ``new``'s metadata (resourceVersion aside) be stored with other bytes than ``e``'s?"""
     if e.obj_is_stored:
-        a, b = new.get("metadata") or {}, e.obj.get("metadata") or {}
-        # ObjectMeta is typed (checked before validation), so == is exact
-        if len(a) - ("resourceVersion" in a) != len(b) - ("resourceVersion" in b):
-            return True  # not the same keys
-        for k, v in a.items():  # noqa: SIM110 (a loop, not any(): no generator on the write path)
-            if k != "resourceVersion" and b.get(k, _MISSING) != v:
-                return True  # a key of new's that old lacks, or another value
-        return False
+        return not same_meta(new.get("metadata") or {}, e.obj.get("metadata") or {})
     return meta_bytes(new) != e.meta_data
+
+
+def same_meta(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Are two ObjectMeta maps equal but for resourceVersion? (ObjectMeta is typed: ``==`` is exact.)"""
+    if len(a) - ("resourceVersion" in a) != len(b) - ("resourceVersion" in b):
+        return False  # not the same keys
+    for k, v in a.items():  # noqa: SIM110 (a loop, not all(): no generator on the write path)
+        if k != "resourceVersion" and b.get(k, _MISSING) != v:
+            return False  # a key of a's that b lacks, or another value
+    return True
 
 
 @dataclass
