@@ -93,10 +93,9 @@ class DecodeCache:
             return thaw_json(hit[3], hit[1])
         if kind.go_type is None or kind.stored_go_encoded:  # untyped, or stored as Go encodes it
             if snapshot.get("apiVersion") == kind.api_version and snapshot.get("kind") == kind.kind:
-                frozen = freeze_json(snapshot)  # the snapshot is its own decoded form
-                out = thaw_json(frozen, snapshot)
-                self._memo[key] = (snapshot, out, kind, frozen)
-                return thaw_json(frozen, out)
+                frozen = freeze_json(snapshot)  # the snapshot is its own decoded form (and never mutated)
+                self._memo[key] = (snapshot, snapshot, kind, frozen)
+                return thaw_json(frozen, snapshot)
             out = json_copy(snapshot)
         elif hit is not None and hit[2] is kind:
             out = _decode_reusing(snapshot, kind.go_type, hit[0], hit[1])
