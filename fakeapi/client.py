@@ -7,6 +7,12 @@ first passed through the kind's Go type model (``omitempty`` drops empty
 slices, maps, strings, zeros, false and nil pointers), and each object it
 reads is decoded the same way, so a controller sees exactly what a Go
 controller would. Reads may be served by an informer cache (``reader``).
+
+Every object the client returns is the caller's own copy, unless it was made with
+``unsafe_disable_deep_copy=True`` (controller-runtime's ``UnsafeDisableDeepCopy``, here
+for write answers and uncached reads too): then it is the decoded form shared with
+every other reader of the same snapshot, which the caller must never mutate
+(``FAKEAPI_CHECK_SNAPSHOTS=1`` catches one that does).
 """
 
 from __future__ import annotations
@@ -41,11 +47,13 @@ class Client:
     """Reads and writes objects on an :class:`~fakeapi.server.APIServer` as a named actor."""
 
     def __init__(self, api: APIServer, actor: str = "user", *, go_codec: bool = True,
-                 reader: Reader | None = None) -> None:
+                 reader: Reader | None = None, unsafe_disable_deep_copy: bool = False) -> None:
         self.api = api
         self.actor = actor
         self.go_codec = go_codec
         self.reader = reader
+        #: Return shared, read-only decoded objects instead of copies (Go codec only).
+        self.unsafe_disable_deep_copy = unsafe_disable_deep_copy
 
     # ------------------------------------------------------------ codec
 
@@ -73,7 +81,7 @@ class Client:
     def _own(self, snapshot: dict[str, Any], kind: Kind) -> dict[str, Any]:
         """:meth:`decode` of a stored snapshot the server shared (``shared=True``), through its decode cache."""
         if self.go_codec:
-            return self.api.decoded.decode(kind, snapshot)
+            return self.api.decoded.decode(kind, snapshot, copy=not self.unsafe_disable_deep_copy)
         return self.decode(fast_copy(snapshot), kind)
 
     # ------------------------------------------------------------ reads
@@ -95,8 +103,8 @@ class Client:
         if self.reader is not None:
             return self.reader.list(k.kind, namespace, api_version=k.api_version, labels=labels, fields=fields)
         out = self.api.list(k.kind, namespace, api_version=k.api_version, label_selector=_selector_text(labels),
-                            field_selector=_selector_text(fields), actor=self.actor)
-        return [self.decode(item, k) for item in out["items"]]
+                            field_selector=_selector_text(fields), actor=self.actor, shared=True)
+        return [self._own(item, k) for item in out["items"]]
 
     # ----------------------------------------------------------- writes
 

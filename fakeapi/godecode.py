@@ -76,42 +76,87 @@ class DecodeCache:
 
     A snapshot the server stored is never mutated, so once a client has decoded the object
     it wrote (or an informer the object it cached), every later read of the same snapshot
-    only needs a copy of that result. Entries are keyed by object and hold the snapshot they
-    were made from: a newer snapshot (or the same object read at another version) replaces it.
+    only needs a copy of that result, or no copy at all for a reader that promises not to
+    mutate what it gets (``copy=False``: controller-runtime's ``UnsafeDisableDeepCopy``).
+    Entries are keyed by object and hold the snapshot they were made from: a newer snapshot
+    (or the same object read at another version) replaces it.
+
+    With ``check`` (``FAKEAPI_CHECK_SNAPSHOTS=1``) every decoded form is serialised when it is
+    made and compared again whenever it is read, replaced or dropped: a caller that mutated a
+    form it was handed without a copy is caught (:class:`~fakeapi.snapshots.SnapshotMutated`).
     """
 
-    def __init__(self) -> None:
-        #: (snapshot, decoded, kind, decoded serialised for copies) by object
+    def __init__(self, *, check: bool = False) -> None:
+        #: (snapshot, decoded, kind, decoded serialised for copies, or None until first needed) by object
         self._memo: dict[tuple[str, str, str, str], tuple[Any, Any, Any, bytes | None]] = {}
+        self.check = check
 
-    def decode(self, kind: Any, snapshot: dict[str, Any]) -> dict[str, Any]:
-        """What a Go client holds after reading ``snapshot`` of ``kind`` (a fresh object, TypeMeta filled in)."""
+    def decode(self, kind: Any, snapshot: dict[str, Any], *, copy: bool = True) -> dict[str, Any]:
+        """What a Go client holds after reading ``snapshot`` of ``kind`` (TypeMeta filled in).
+
+        A fresh object, or with ``copy=False`` the shared decoded form itself (read-only).
+        """
         meta = snapshot.get("metadata") or {}
         key = (kind.group, kind.plural, meta.get("namespace") or "", meta.get("name") or "")
-        hit = self._memo.get(key)
+        memo = self._memo
+        hit = memo.get(key)
+        if hit is not None and self.check:
+            _verify(key, hit)
         if hit is not None and hit[2] is kind and hit[0] is snapshot:
-            return thaw_json(hit[3], hit[1])
-        if kind.go_type is None or kind.stored_go_encoded:  # untyped, or stored as Go encodes it
-            if snapshot.get("apiVersion") == kind.api_version and snapshot.get("kind") == kind.kind:
-                frozen = freeze_json(snapshot)  # the snapshot is its own decoded form (and never mutated)
-                self._memo[key] = (snapshot, snapshot, kind, frozen)
-                return thaw_json(frozen, snapshot)
-            out = json_copy(snapshot)
-        elif hit is not None and hit[2] is kind:
-            out = _decode_reusing(snapshot, kind.go_type, hit[0], hit[1])
+            out = hit[1]
         else:
-            out = go_decode(snapshot, kind.go_type)
-        out["apiVersion"], out["kind"] = kind.api_version, kind.kind
-        frozen = freeze_json(out)
-        self._memo[key] = (snapshot, out, kind, frozen)
+            if kind.go_type is None or kind.stored_go_encoded:  # untyped, or stored as Go encodes it
+                if snapshot.get("apiVersion") == kind.api_version and snapshot.get("kind") == kind.kind:
+                    out = snapshot  # the snapshot is its own decoded form (and never mutated)
+                else:
+                    out = json_copy(snapshot)
+                    out["apiVersion"], out["kind"] = kind.api_version, kind.kind
+            else:
+                if hit is not None and hit[2] is kind:
+                    out = _decode_reusing(snapshot, kind.go_type, hit[0], hit[1])
+                else:
+                    out = go_decode(snapshot, kind.go_type)
+                out["apiVersion"], out["kind"] = kind.api_version, kind.kind
+            hit = memo[key] = (snapshot, out, kind, freeze_json(out) if self.check else None)
+        if not copy:
+            return out
+        frozen = hit[3]
+        if frozen is None:
+            frozen = freeze_json(out)  # made once, for every copy of this snapshot
+            memo[key] = (snapshot, out, kind, frozen)
         return thaw_json(frozen, out)
 
     def forget(self, group: str, plural: str, namespace: str, name: str) -> None:
         """Drop the entry of a deleted object."""
-        self._memo.pop((group, plural, namespace, name), None)
+        hit = self._memo.pop((group, plural, namespace, name), None)
+        if hit is not None and self.check:
+            _verify((group, plural, namespace, name), hit)
+
+    def check_all(self) -> None:
+        """With ``check``: verify that no decoded form handed out was mutated."""
+        if self.check:
+            for key, hit in self._memo.items():
+                _verify(key, hit)
 
     def __len__(self) -> int:
         return len(self._memo)
+
+
+def _verify(key: tuple[str, str, str, str], hit: tuple[Any, Any, Any, bytes | None]) -> None:
+    """Raise SnapshotMutated when a decoded form no longer serialises as it did when it was made."""
+    frozen = hit[3]
+    if frozen is None:
+        return  # not made in check mode, or not something orjson carries
+    now = freeze_json(hit[1])
+    if now != frozen:
+        from .snapshots import SnapshotMutated
+
+        group, plural, namespace, name = key
+        what = f"{plural}.{group}" if group else plural
+        raise SnapshotMutated(
+            f"the decoded form of {what} {namespace + '/' if namespace else ''}{name}, handed out without a copy "
+            f"(unsafe_disable_deep_copy), was mutated:\n  was: {frozen.decode(errors='replace')}\n"
+            f"  now: {(now or b'').decode(errors='replace')}")
 
 
 _NONE: Any = object()

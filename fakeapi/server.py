@@ -141,10 +141,10 @@ class APIServer:
         self._cond = threading.Condition(self._lock)
         self._local = threading.local()
         self._listeners: list[Callable[[str, Kind, dict[str, Any], dict[str, Any] | None], None]] = []
-        #: Decoded (Go client) forms of stored snapshots, shared by clients and informer caches.
-        self.decoded = DecodeCache()
         #: Checks that stored snapshots are never mutated (``FAKEAPI_CHECK_SNAPSHOTS=1``), else None.
         self.snapshot_guard: SnapshotGuard | None = SnapshotGuard() if _snapshot_check_enabled() else None
+        #: Decoded (Go client) forms of stored snapshots, shared by clients and informer caches.
+        self.decoded = DecodeCache(check=self.snapshot_guard is not None)
         for k in builtin_kinds():
             self.kinds.register(k)
         self.gc: Any = None
@@ -232,6 +232,13 @@ class APIServer:
             self._local.warnings = [*getattr(self._local, "warnings", []), *texts]
 
     # --------------------------------------------------------------- plumbing
+
+    def check_snapshots(self) -> None:
+        """With ``FAKEAPI_CHECK_SNAPSHOTS=1``: check that no stored snapshot, and no decoded form
+        handed out without a copy, was mutated (raises SnapshotMutated); else nothing."""
+        if self.snapshot_guard is not None:
+            self.snapshot_guard.check_all()
+            self.decoded.check_all()
 
     def _run(
         self,
@@ -667,8 +674,14 @@ class APIServer:
         continue_: str | None = None,
         send_initial_events: bool | None = None,
         actor: str = "user",
+        shared: bool = False,
     ) -> dict[str, Any]:
-        """LIST objects in storage-key order; ``metadata.resourceVersion`` is the store revision."""
+        """LIST objects in storage-key order; ``metadata.resourceVersion`` is the store revision.
+
+        ``shared``: the items are the stored snapshots themselves, not copies (read-only; a
+        built-in item keeps its apiVersion and kind), for callers that decode each one into
+        their own object, as fakeapi.client.Client does.
+        """
         k = self.resolve_kind(kind, api_version)
         ns = namespace or "" if k.namespaced else ""
 
@@ -711,7 +724,7 @@ class APIServer:
                 meta["continue"] = _encode_continue(last_key, at)
                 if match is None:
                     meta["remainingItemCount"] = remaining
-            out_items = [self._list_item(k, o) for o in items]
+            out_items = [self._view(k, o) for o in items] if shared else [self._list_item(k, o) for o in items]
             return _Outcome({"apiVersion": k.api_version, "kind": k.list_kind, "metadata": meta, "items": out_items})
 
         return self._run("list", k, ns, "", "", actor, run)

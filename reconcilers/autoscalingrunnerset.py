@@ -18,6 +18,7 @@ from fakeapi.host.predicates import resource_version_changed
 from . import constants as c
 from .actions_service import ActionsService
 from .common import (
+    SHARED_READS,
     Ctx,
     delete_ignore_not_found,
     get_or_none,
@@ -73,6 +74,7 @@ class AutoscalingRunnerSetReconciler:
             .owns(c.KIND_ERS, api_version=c.API_VERSION, predicates=owned_runner_set)
             .watches(c.KIND_AL, listener_to_ars, api_version=c.API_VERSION)
             .with_event_filter(resource_version_changed)
+            .with_options(unsafe_disable_deep_copy=SHARED_READS)
             .complete(self.reconcile)
         )
 

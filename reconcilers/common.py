@@ -15,6 +15,13 @@ from .resourcebuilder import is_controlled_by, meta
 
 Obj = dict[str, Any]
 
+#: The controllers read shared objects, not copies (``with_options(unsafe_disable_deep_copy=...)``).
+#: ARC's Go controllers get deep copies; this port never mutates an object it read or was
+#: answered (:func:`mutate` and the resource builders copy before they change anything), so
+#: what it does is the same, without a copy per read. The project's tests run with
+#: ``FAKEAPI_CHECK_SNAPSHOTS=1``, which fails on any mutation of a shared object.
+SHARED_READS = True
+
 
 class ClientLike(Protocol):
     """The part of :class:`fakeapi.client.Client` the controllers use."""

@@ -21,6 +21,7 @@ from . import constants as c
 from .actions_service import ActionsError, ActionsService, is_job_still_running
 from .actions_service import is_not_found as service_not_found
 from .common import (
+    SHARED_READS,
     Ctx,
     delete_if_present,
     delete_ignore_not_found,
@@ -87,6 +88,7 @@ class EphemeralRunnerReconciler:
             .for_(c.KIND_ER, api_version=c.API_VERSION, predicates=primary_runner)
             .owns("Pod", api_version="v1", predicates=owned_pod)
             .with_event_filter(resource_version_changed)
+            .with_options(unsafe_disable_deep_copy=SHARED_READS)
             .complete(self.reconcile)
         )
 

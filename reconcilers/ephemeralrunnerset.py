@@ -20,6 +20,7 @@ from . import constants as c
 from .actions_service import ActionsError, ActionsService, is_job_still_running
 from .actions_service import is_not_found as service_not_found
 from .common import (
+    SHARED_READS,
     Ctx,
     age,
     delete_ignore_not_found,
@@ -79,6 +80,7 @@ class EphemeralRunnerSetReconciler:
             .for_(c.KIND_ERS, api_version=c.API_VERSION)
             .owns(c.KIND_ER, api_version=c.API_VERSION, predicates=owned_runner)
             .with_event_filter(resource_version_changed)
+            .with_options(unsafe_disable_deep_copy=SHARED_READS)
             .complete(self.reconcile)
         )
 

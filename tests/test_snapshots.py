@@ -8,6 +8,7 @@ check the sharing is real (so it stays cheap) and never changes what was stored 
 from __future__ import annotations
 
 import copy
+from copy import deepcopy
 from typing import Any
 
 import pytest
@@ -157,14 +158,14 @@ def test_decode_cache_gives_what_a_fresh_decode_gives_key_order_included(monkeyp
     original = DecodeCache.decode
     checked = {"reused": 0, "calls": 0}
 
-    def checking(self: DecodeCache, kind: Any, snapshot: dict[str, Any]) -> dict[str, Any]:
+    def checking(self: DecodeCache, kind: Any, snapshot: dict[str, Any], *, copy: bool = True) -> dict[str, Any]:
         meta = snapshot.get("metadata") or {}
         hit = self._memo.get((kind.group, kind.plural, meta.get("namespace") or "", meta.get("name") or ""))
         if hit is not None and hit[0] is not snapshot and any(
                 snapshot.get(k) is v and isinstance(v, (dict, list)) for k, v in hit[0].items()):
             checked["reused"] += 1
-        out = original(self, kind, snapshot)
-        fresh = go_decode(snapshot, kind.go_type) if kind.go_type is not None else copy.deepcopy(snapshot)
+        out = original(self, kind, snapshot, copy=copy)
+        fresh = go_decode(snapshot, kind.go_type) if kind.go_type is not None else deepcopy(snapshot)
         fresh["apiVersion"], fresh["kind"] = kind.api_version, kind.kind
         assert json.dumps(out) == json.dumps(fresh)
         checked["calls"] += 1
@@ -195,3 +196,95 @@ def test_guard_detects_a_built_in_object_not_stored_as_go_encodes_it(api: APISer
     loose = {**stored, "spec": {**stored["spec"], "hostname": ""}}  # an empty omitempty string Go would drop
     with pytest.raises(NotGoEncoded, match="pods default/q"):
         guard.stored("pods", "default/q", loose, go_type)
+
+
+# -- reads without a copy (unsafe_disable_deep_copy) --------------------------------------------
+
+
+def _configmap(name: str = "cm") -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": NS},
+            "data": {"k": "v"}}
+
+
+def test_shared_client_hands_out_one_object_a_plain_client_copies(api: APIServer) -> None:
+    api.decoded.check = True
+    shared = Client(api, "ctl", unsafe_disable_deep_copy=True)
+    created = shared.create(_configmap())
+    assert shared.get("ConfigMap", "cm", NS) is created
+    assert shared.list("ConfigMap", NS)[0] is created
+    own = Client(api, "ctl").get("ConfigMap", "cm", NS)
+    assert own == created and own is not created
+    own["data"]["k"] = "mine"  # a copy of its own: changes nothing anyone else sees
+    api.check_snapshots()
+
+
+def test_mutating_what_a_shared_client_read_is_caught(api: APIServer) -> None:
+    api.decoded.check = True
+    shared = Client(api, "ctl", unsafe_disable_deep_copy=True)
+    shared.create(_configmap())
+    shared.get("ConfigMap", "cm", NS)["data"]["k"] = "changed"
+    with pytest.raises(SnapshotMutated, match="configmaps default/cm, handed out without a copy"):
+        shared.get("ConfigMap", "cm", NS)
+    with pytest.raises(SnapshotMutated):
+        api.check_snapshots()
+
+
+def test_mutating_a_shared_decoded_custom_resource_is_caught() -> None:
+    """A typed custom resource's decoded form is not the snapshot (Go decoding changes it): checked too."""
+    from reconcilers import constants as c
+    from reconcilers.testing import ArcCluster
+
+    a = ArcCluster(check_invariants=False)
+    a.api.decoded.check = True
+    a.create_ars(min_runners=1, max_runners=5)
+    a.settle()
+    shared = Client(a.api, "ctl", unsafe_disable_deep_copy=True)
+    ers = shared.list(c.KIND_ERS)[0]
+    assert ers is shared.list(c.KIND_ERS)[0]
+    assert ers is not a.api.get(c.KIND_ERS, ers["metadata"]["name"], ers["metadata"]["namespace"], shared=True)
+    ers["spec"]["replicas"] = 7
+    with pytest.raises(SnapshotMutated, match=r"ephemeralrunnersets\.actions\.github\.com"):
+        a.api.check_snapshots()
+
+
+def test_a_controller_that_mutates_a_shared_read_stops_the_host(api: APIServer) -> None:
+    """The mutation is a bug: it ends the run instead of being retried as a reconcile error."""
+    from fakeapi.host import Host
+
+    api.decoded.check = True
+    host = Host(api, kubelet=False, garbage_collector=False)
+    seen: list[int] = []
+
+    def reconcile(ctx: Any, req: Any) -> Any:
+        from fakeapi.host.builder import Result
+
+        cm = ctx.client.get("ConfigMap", req.name, req.namespace)
+        cm["data"]["k"] = f"changed {len(seen)}"  # what ARC's Go code may do with its own deep copy
+        seen.append(1)
+        return Result(requeue=True)
+
+    (host.controller("careless").for_("ConfigMap", api_version="v1")
+     .with_options(unsafe_disable_deep_copy=True).complete(reconcile))
+    api.create(_configmap())
+    with pytest.raises(SnapshotMutated, match="configmaps default/cm"):
+        host.run_until_idle()
+    assert len(seen) == 1
+
+
+def test_a_controller_with_copies_may_mutate_what_it_read(api: APIServer) -> None:
+    from fakeapi.host import Host
+
+    api.decoded.check = True
+    host = Host(api, kubelet=False, garbage_collector=False)
+    calls: list[int] = []
+
+    def reconcile(ctx: Any, req: Any) -> None:
+        cm = ctx.client.get("ConfigMap", req.name, req.namespace)
+        cm["data"]["k"] = "changed"
+        calls.append(1)
+
+    host.controller("owner").for_("ConfigMap", api_version="v1").complete(reconcile)
+    api.create(_configmap())
+    host.run_until_idle()
+    assert calls and api.get("ConfigMap", "cm", NS)["data"] == {"k": "v"}
+    api.check_snapshots()

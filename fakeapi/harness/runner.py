@@ -254,6 +254,7 @@ class CaseRun:
             self._expectations(case.expect, ("expect",), "final expectations", mark)
         if self.timeline:
             self._scan_phases()
+        api.check_snapshots()
 
     # -- invariants ----------------------------------------------------------------------------
 

@@ -75,6 +75,8 @@ class ControllerSpec:
     watches: list[WatchSpec] = field(default_factory=list)
     event_filters: tuple[Predicate, ...] = ()
     reconcile: ReconcileFn | None = None
+    #: The controller's clients and cache hand out shared, read-only objects (see ``with_options``).
+    unsafe_disable_deep_copy: bool = False
 
     @property
     def primary(self) -> WatchSpec:
@@ -115,6 +117,20 @@ class ControllerBuilder:
     def with_event_filter(self, pred: Predicate) -> ControllerBuilder:
         """A predicate applied to the events of every watched kind."""
         self._spec.event_filters = (*self._spec.event_filters, *as_tuple(pred))
+        return self
+
+    def with_options(self, *, unsafe_disable_deep_copy: bool | None = None) -> ControllerBuilder:
+        """Options of this controller's clients.
+
+        ``unsafe_disable_deep_copy`` (controller-runtime's ``cache.Options.UnsafeDisableDeepCopy``):
+        every object the controller reads, from its cache or the API reader, and every write's
+        answer is the decoded form shared with other readers instead of a copy of its own. It
+        saves a deep copy per read; the reconcile function must never mutate what it is given
+        (copy first, as ``obj.DeepCopy()`` before a change). ``FAKEAPI_CHECK_SNAPSHOTS=1``
+        (on in this project's tests) makes a mutation fail loudly.
+        """
+        if unsafe_disable_deep_copy is not None:
+            self._spec.unsafe_disable_deep_copy = unsafe_disable_deep_copy
         return self
 
     def complete(self, reconcile_fn: ReconcileFn) -> Controller:

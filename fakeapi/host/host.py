@@ -31,6 +31,7 @@ from ..client import Client
 from ..clock import Clock, format_duration
 from ..faults import ControllerCrash
 from ..kinds import Kind
+from ..snapshots import SnapshotMutated
 from ..trace import ApiCall, Entry, ReconcileRecord
 from .builder import (
     ControllerBuilder,
@@ -89,10 +90,12 @@ class Context:
         self.controller = controller.name
         self.host = host
         self.clock = host.clock
+        shared = controller.spec.unsafe_disable_deep_copy
         #: Reads from the controller's informer cache; writes through the Go codec.
-        self.client = Client(host.api, controller.name, go_codec=True, reader=controller.reader)
+        self.client = Client(host.api, controller.name, go_codec=True, reader=controller.reader,
+                             unsafe_disable_deep_copy=shared)
         #: Reads from the server (never stale), like the manager's ``GetAPIReader()``.
-        self.api_reader = Client(host.api, controller.name, go_codec=True)
+        self.api_reader = Client(host.api, controller.name, go_codec=True, unsafe_disable_deep_copy=shared)
 
     def now(self) -> datetime:
         """The virtual time."""
@@ -121,7 +124,8 @@ class Controller:
         self.queue: WorkQueue[Request] = WorkQueue(host.clock, host.rng)
         self.informers: dict[tuple[str, str], Informer] = {}
         self._handlers: dict[tuple[str, str], list[Any]] = {}
-        self.reader = CacheReader(api, self.name, self.informer)
+        self.reader = CacheReader(api, self.name, self.informer,
+                                  unsafe_disable_deep_copy=spec.unsafe_disable_deep_copy)
         self.ctx = Context(self)
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -145,7 +149,8 @@ class Controller:
                 assert w.map_fn is not None
                 handler = EnqueueFromMap(self.queue, preds, w.map_fn)
             self._handlers.setdefault((kind.api_version, kind.kind), []).append(handler)
-        self.reader = CacheReader(host.api, self.name, self.informer)
+        self.reader = CacheReader(host.api, self.name, self.informer,
+                                  unsafe_disable_deep_copy=self.spec.unsafe_disable_deep_copy)
         self.ctx = Context(self)
         for kind, _ in self._watched:
             key = (kind.api_version, kind.kind)
@@ -376,6 +381,8 @@ class Host:
             trace.note(self.clock.now(), ctrl.name,
                        f"crashed {crash.when} {crash.call}".rstrip() + "; restarting from a fresh list")
             ctrl.restart()
+        except SnapshotMutated:
+            raise  # a bug in the controller or in fakeapi, not an error the controller returned
         except Exception as exc:  # a returned error in Go terms (or a recovered panic)
             msg = exc.message if isinstance(exc, errors.ApiError) else f"{type(exc).__name__}: {exc}"
             trace.end_reconcile(rec, self.clock.now(), f"error: {msg}", msg)

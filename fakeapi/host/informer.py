@@ -294,8 +294,12 @@ def _field_matcher(fields: FieldsArg) -> Callable[[Obj], bool] | None:
 class CacheReader:
     """A controller's cached reads: ``get``/``list`` over its informers, through the Go codec."""
 
-    def __init__(self, api: Any, actor: str, informer_for: Callable[[Kind], Informer]) -> None:
+    def __init__(self, api: Any, actor: str, informer_for: Callable[[Kind], Informer], *,
+                 unsafe_disable_deep_copy: bool = False) -> None:
         self.api = api
+        #: Hand out the shared decoded objects, not copies (controller-runtime's
+        #: ``cache.Options.UnsafeDisableDeepCopy``): the reader must never mutate them.
+        self.unsafe_disable_deep_copy = unsafe_disable_deep_copy
         #: The controller name: fault rules match cache reads by it.
         self.actor = actor
         self._informer_for = informer_for
@@ -305,7 +309,7 @@ class CacheReader:
     def _decode(self, kind: Kind, obj: Obj) -> Obj:
         # Cached objects are the server's stored snapshots: the server's decode cache decodes
         # each one once (often already done by the client that wrote it) and hands out copies.
-        out: Obj = self.api.decoded.decode(kind, obj)
+        out: Obj = self.api.decoded.decode(kind, obj, copy=not self.unsafe_disable_deep_copy)
         return out
 
     def _fault(self, verb: str, kind: Kind, namespace: str, name: str) -> FaultRule | None:
