@@ -32,6 +32,8 @@ class Reader(Protocol):
     def get(self, kind: str, name: str, namespace: str | None = None, *,
             api_version: str | None = None) -> dict[str, Any]: ...
 
+    def get_for(self, k: Kind, name: str, namespace: str | None = None) -> dict[str, Any]: ...
+
     def list(self, kind: str, namespace: str | None = None, *, api_version: str | None = None,
              labels: str | dict[str, str] | None = None, fields: str | dict[str, str] | None = None,
              ) -> list[dict[str, Any]]: ...
@@ -91,7 +93,7 @@ class Client:
         """Get one object (raises ApiError 404 when missing)."""
         k = self._kind(kind, api_version)
         if self.reader is not None:
-            return self.reader.get(k.kind, name, namespace, api_version=k.api_version)
+            return self.reader.get_for(k, name, namespace)
         return self._own(self.api.get(k.kind, name, namespace, api_version=k.api_version, actor=self.actor,
                                       shared=True), k)
 

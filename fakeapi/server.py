@@ -1123,7 +1123,7 @@ class APIServer:
         else:
             ts = meta.get("deletionTimestamp")
             if not ts or parse_time(ts) > now:
-                meta["deletionTimestamp"] = format_time(now)
+                meta["deletionTimestamp"] = self.clock.timestamp()
             meta["deletionGracePeriodSeconds"] = 0
         if first and (not k.builtin or int(meta.get("generation") or 0) > 0):
             meta["generation"] = int(meta.get("generation") or 0) + 1

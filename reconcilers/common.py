@@ -143,6 +143,8 @@ def patch_status(client: ClientLike, obj: Obj, values: dict[str, Any], status_ty
     from fakeapi.patches import create_merge_patch
 
     before = dict(obj.get("status") or {})
+    if all(_same_value(before.get(k, _ABSENT), v) for k, v in values.items()):
+        return obj  # every value is already there as it is: the diff is empty, nothing is sent
     after = {**before, **values}
     if status_type is not None:
         before, after = go_roundtrip(before, status_type), go_roundtrip(after, status_type)
@@ -156,6 +158,14 @@ def patch_status(client: ClientLike, obj: Obj, values: dict[str, Any], status_ty
     out: Obj = client.patch(str(obj.get("kind", "")), m["name"], body, namespace=m.get("namespace"),
                             api_version=obj.get("apiVersion"), subresource="status")
     return out
+
+
+_ABSENT: Any = object()
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """``a`` and ``b`` are the same JSON value, types included (``True`` is not ``1``)."""
+    return a is b or (type(a) is type(b) and a == b)
 
 
 def mutate(obj: Obj, fn: Callable[[Obj], None]) -> Obj:

@@ -27,6 +27,7 @@ from fakeapi.errors import ApiError, is_conflict, is_not_found
 
 from . import constants as c
 from .actions_service import ActionsService, Job
+from .common import SHARED_READS
 from .resourcebuilder import is_controlled_by, runner_image
 from .revision import has_job, is_deleting, runner_id
 
@@ -66,7 +67,7 @@ class ListenerSimulator:
     def __init__(self, api: Any, service: ActionsService) -> None:
         self.api = api
         self.service = service
-        self.client = Client(api, c.ACTOR_LISTENER, go_codec=True)
+        self.client = Client(api, c.ACTOR_LISTENER, go_codec=True, unsafe_disable_deep_copy=SHARED_READS)
         self.states: dict[str, ListenerState] = {}
         self._dirty = True
         self._seen_version = -1

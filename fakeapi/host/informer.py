@@ -345,8 +345,17 @@ class CacheReader:
 
     def get(self, kind: str, name: str, namespace: str | None = None, *, api_version: str | None = None) -> Obj:
         """The cached object, decoded as a Go client sees it; 404 NotFound like the server."""
-        k: Kind = self.api.kinds.require(kind, api_version)
+        return self.get_for(self.api.kinds.require(kind, api_version), name, namespace)
+
+    def get_for(self, k: Kind, name: str, namespace: str | None = None) -> Obj:
+        """:meth:`get` of a resolved kind (what :class:`~fakeapi.client.Client` calls)."""
         ns = (namespace or "") if k.namespaced else ""
+        if not self.api.faults.rules:  # nothing injected: no fault, crash or stale read to look for
+            obj = self._informer_for(k).get_raw(ns, name)
+            if obj is None:
+                raise errors.not_found(k.group, k.plural, name)
+            out: Obj = self.api.decoded.decode(k, obj, copy=not self.unsafe_disable_deep_copy)
+            return out
         rule = self._fault("get", k, ns, name)
         inf = self._informer_for(k)
         obj = inf.get_raw(ns, name)

@@ -39,7 +39,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .. import errors
-from ..clock import Clock, format_time
+from ..clock import Clock
 from ..jsonutil import fast_copy
 
 Obj = dict[str, Any]
@@ -239,7 +239,7 @@ class Kubelet:
         pod = self._pods.get(key)
         if pod is None or pod["metadata"].get("uid") != uid:
             return False
-        ts = format_time(self.clock.now())
+        ts = self.clock.timestamp()
         status = fast_copy(pod.get("status") or {})
         status["phase"] = "Running"
         status.setdefault("startTime", ts)
@@ -302,7 +302,7 @@ class Kubelet:
         if container not in [c.get("name") for c in containers]:
             raise ValueError(f"kubelet: pod {namespace}/{name} has no container {container!r}")
         policy = spec.get("restartPolicy") or "Always"
-        ts = format_time(self.clock.now())
+        ts = self.clock.timestamp()
         status = fast_copy(pod.get("status") or {})
         statuses = status.get("containerStatuses")
         if not statuses or status.get("phase") not in ("Running", *TERMINAL_PHASES):
