@@ -630,11 +630,11 @@ def validate_object_meta(
         causes.append(invalid("metadata.generation", generation, "must be greater than or equal to 0"))
     for key, check in _META_CHECKS:
         value = m.get(key)
-        if value is not None and (old is None or value != o.get(key)):
+        if value is not None and (old is None or (value is not (ov := o.get(key)) and value != ov)):
             causes.extend(check(value))
     warnings: list[str] = []
     if custom_resource:
-        warnings = finalizer_warnings(m)
+        warnings = finalizer_warnings(m, old)
     else:
         causes.extend(_core_finalizer_names(m.get("finalizers")))
     return causes, warnings

@@ -37,7 +37,6 @@ from .jsonutil import go_json_type as _json_type
 from .kinds import Kind, KindRegistry
 from .metavalidation import (
     dedup_owner_references,
-    finalizer_warnings,
     validate_object_meta,
     validate_object_meta_update,
 )
@@ -335,6 +334,7 @@ class APIServer:
         # metadata the patch left as stored: typed, pruned and checked when it was stored
         stored_meta = base is not None and fused and obj.get("metadata") is base.get("metadata")
         meta: Any
+        bmeta: Any = None
         if stored_meta:
             meta = dict(obj["metadata"])  # its values stay shared with the stored metadata (replaced, never changed)
         elif fused:
@@ -361,7 +361,7 @@ class APIServer:
             raise errors.bad_request(
                 f"json: cannot unmarshal {_json_type(meta)} into Go struct field {kind.kind}.metadata of type v1.ObjectMeta")
         if not stored_meta:
-            _check_meta_types(kind, meta)
+            _check_meta_types(kind, meta, bmeta if type(bmeta) is dict else None)
             meta.pop("managedFields", None)
             meta.pop("selfLink", None)
         warnings: list[str]
@@ -396,9 +396,7 @@ class APIServer:
             self._warn(dedup_owner_references(meta))
             causes, warnings = validate_object_meta(
                 meta, namespaced=kind.namespaced, name_rule=kind.name_rule, custom_resource=not kind.builtin,
-                old=old["metadata"] if old is not None else None)
-            if old is not None and not kind.builtin:
-                warnings = finalizer_warnings(meta, old["metadata"])  # only for finalizers this write adds
+                old=old["metadata"] if old is not None else None)  # warns of the finalizers this write adds
             self._warn(warnings)
             if old is not None:
                 causes += validate_object_meta_update(obj["metadata"], old["metadata"], subresource=subresource)
@@ -1507,22 +1505,27 @@ def _same_body(new: dict[str, Any], old: dict[str, Any]) -> bool:
 
 
 _ABSENT: Any = object()
+_NO_BASE: dict[str, Any] = {}
 
 
-def _check_meta_types(kind: Kind, meta: dict[str, Any]) -> None:
-    """Reject metadata a Go decoder could not unmarshal into ObjectMeta (400)."""
+def _check_meta_types(kind: Kind, meta: dict[str, Any], base: dict[str, Any] | None = None) -> None:
+    """Reject metadata a Go decoder could not unmarshal into ObjectMeta (400).
+
+    ``base``: stored metadata whose maps and lists ``meta`` may share (checked when stored).
+    """
     def fail(field_name: str, v: Any, go_type: str) -> None:
         raise errors.bad_request(
             f"json: cannot unmarshal {_json_type(v)} into Go struct field ObjectMeta.metadata.{field_name} "
             f"of type {go_type}")
 
+    b = base if base is not None else _NO_BASE
     for f in _META_STRINGS:
         v = meta.get(f)
         if v is not None and not isinstance(v, str):
             fail(f, v, "string")
     for f in _META_STRING_MAPS:
         v = meta.get(f)
-        if v is None:
+        if v is None or v is b.get(f):
             continue
         if not isinstance(v, dict):
             fail(f, v, "map[string]string")
@@ -1530,18 +1533,20 @@ def _check_meta_types(kind: Kind, meta: dict[str, Any]) -> None:
             if val is not None and not isinstance(val, str):
                 fail(f, val, "string")
     fins = meta.get("finalizers")
-    if fins is not None and (not isinstance(fins, list) or not all(isinstance(x, str) for x in fins)):
+    if fins is not None and fins is not b.get("finalizers") and (
+            not isinstance(fins, list) or not all(isinstance(x, str) for x in fins)):
         fail("finalizers", fins, "[]string")
     refs = meta.get("ownerReferences")
-    if refs is not None and (not isinstance(refs, list) or not all(isinstance(x, dict) for x in refs)):
-        fail("ownerReferences", refs, "[]v1.OwnerReference")
-    for ref in refs or []:
-        for f in ("apiVersion", "kind", "name", "uid"):
-            if ref.get(f) is not None and not isinstance(ref[f], str):
-                fail(f"ownerReferences.{f}", ref[f], "string")
-        for f in ("controller", "blockOwnerDeletion"):
-            if ref.get(f) is not None and not isinstance(ref[f], bool):
-                fail(f"ownerReferences.{f}", ref[f], "bool")
+    if refs is not None and refs is not b.get("ownerReferences"):
+        if not isinstance(refs, list) or not all(isinstance(x, dict) for x in refs):
+            fail("ownerReferences", refs, "[]v1.OwnerReference")
+        for ref in refs:
+            for f in ("apiVersion", "kind", "name", "uid"):
+                if ref.get(f) is not None and not isinstance(ref[f], str):
+                    fail(f"ownerReferences.{f}", ref[f], "string")
+            for f in ("controller", "blockOwnerDeletion"):
+                if ref.get(f) is not None and not isinstance(ref[f], bool):
+                    fail(f"ownerReferences.{f}", ref[f], "bool")
     grace = meta.get("deletionGracePeriodSeconds")
     if grace is not None and (isinstance(grace, bool) or not isinstance(grace, int)):
         fail("deletionGracePeriodSeconds", grace, "int64")

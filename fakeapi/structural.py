@@ -57,9 +57,30 @@ def prune(obj: dict[str, Any], schema: Schema | None) -> list[str]:
     return pruned
 
 
-def _prune_meta(meta: Any, path: str, pruned: list[str]) -> None:
-    if type(meta) is dict:
+def _prune_meta(meta: Any, path: str, pruned: list[str], base: Any = None) -> None:
+    """Prune ``metadata`` by ObjectMeta's schema; maps and lists that *are* ``base``'s (stored
+    metadata, pruned when it was stored and never mutated) are not walked again."""
+    if type(meta) is not dict:
+        return
+    if type(base) is not dict:
         _prune(meta, _object_meta_schema(), path, pruned)
+        return
+    props = _object_meta_schema()["properties"]
+    drop: list[str] | None = None
+    for k, v in meta.items():
+        sub = props.get(k)
+        if sub is None:
+            if drop is None:
+                drop = []
+            drop.append(k)
+            pruned.append(f"{path}.{k}" if path else k)
+            continue
+        tv = type(v)
+        if (tv is dict or tv is list) and v is not base.get(k):
+            _prune(v, sub, f"{path}.{k}" if path else k, pruned)
+    if drop:
+        for k in drop:
+            del meta[k]
 
 
 def _prune_object(x: dict[str, Any], s: Schema, path: str, pruned: list[str], embedded: bool) -> None:
@@ -519,7 +540,8 @@ def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], prese
                     v = cp(v)
                     _prune_meta(v, chain_text((path, "metadata")), pruned)
                 elif prune_metadata:
-                    _prune_meta(v, chain_text((path, "metadata")), pruned)
+                    _prune_meta(v, chain_text((path, "metadata")), pruned,
+                                base.get("metadata") if base is not None else None)
                 out[k] = v
             else:
                 out[k] = v if v is metadata or type(v) in _PLAIN else cp(v)
