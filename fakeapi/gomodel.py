@@ -590,6 +590,8 @@ def _conv_intorstring(v: Any) -> Any:
 
 
 _ZERO_SCALAR: dict[str, Any] = {"string": "", "int": 0, "float": 0, "bool": False}
+#: The JSON type each scalar kind takes as it is (the converter returns such a value unchanged).
+_EXACT_TYPE: dict[str, type] = {"string": str, "int": int, "bool": bool}
 _SCALAR_CONV: dict[str, Callable[[Any], Any]] = {
     "string": _conv_string,
     "int": _conv_int,
@@ -715,6 +717,9 @@ def _elem_encoder(t: GoType, inplace: bool = False) -> Callable[[Any], Any]:
     conv = _SCALAR_CONV.get(k)
     if conv is not None:
         zero = _ZERO_SCALAR[k]
+        exact = _EXACT_TYPE.get(k)
+        if exact is not None:  # a value of the exact type is its own encoding: no call
+            return lambda v: v if type(v) is exact else (zero if v is None else conv(v))
         return lambda v: zero if v is None else conv(v)
     if k == "time":
         micro = t.micro
@@ -879,7 +884,19 @@ def _field_encoder(f: GoField, inplace: bool = False) -> Callable[[Any], Any]:
     conv = _SCALAR_CONV.get(k)
     if conv is not None:
         zero = _ZERO_SCALAR[k]
+        exact = _EXACT_TYPE.get(k)
         if omit:
+            if exact is not None:
+
+                def enc_omit_exact(v: Any) -> Any:
+                    if type(v) is exact:  # its own encoding: no call
+                        return v if v else _OMIT
+                    if v is None:
+                        return _OMIT
+                    r = conv(v)
+                    return r if r else _OMIT
+
+                return enc_omit_exact
 
             def enc_omit_scalar(v: Any) -> Any:
                 if v is None:
@@ -888,6 +905,8 @@ def _field_encoder(f: GoField, inplace: bool = False) -> Callable[[Any], Any]:
                 return r if r else _OMIT
 
             return enc_omit_scalar
+        if exact is not None:
+            return lambda v: v if type(v) is exact else (zero if v is None else conv(v))
         return lambda v: zero if v is None else conv(v)
     if k == "time":
         micro = t.micro

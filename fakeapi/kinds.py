@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from . import errors
@@ -98,9 +99,9 @@ class Kind:
         """
         return self.builtin and self.go_type is not None
 
-    @property
+    @cached_property
     def api_version(self) -> str:
-        """``group/version`` or ``v1`` for the core group."""
+        """``group/version`` or ``v1`` for the core group (computed once: group and version never change)."""
         return f"{self.group}/{self.version}" if self.group else self.version
 
     @property
@@ -187,7 +188,9 @@ class KindRegistry:
 
     def require(self, kind: str, api_version: str | None = None) -> Kind:
         """Like :meth:`find`, but a 404 ``the server could not find the requested resource``."""
-        k = self.find(kind, api_version)
+        k = self._found.get((kind, api_version))  # find's memo, read here: every request resolves its kind
         if k is None:
-            raise errors.resource_not_found()
+            k = self.find(kind, api_version)
+            if k is None:
+                raise errors.resource_not_found()
         return k

@@ -27,15 +27,25 @@ def _status(obj: Obj) -> dict[str, Any]:
     return s if isinstance(s, dict) else {}
 
 
-def _empty_to_none(v: Any) -> Any:
-    return None if v in (None, "", [], {}) else v
+_EMPTIES = (None, "", [], {})
 
 
 def equal_reconciled_meta(old: Obj, new: Obj) -> bool:
     """The metadata the controllers branch on is unchanged (generation, deletion, finalizers, labels,
-    annotations, owner references); server bookkeeping (resourceVersion, managedFields) is left out."""
+    annotations, owner references); server bookkeeping (resourceVersion, managedFields) is left out.
+    An empty value and an absent one are the same."""
     mo, mn = _meta(old), _meta(new)
-    return all(_empty_to_none(mo.get(k)) == _empty_to_none(mn.get(k)) for k in _META_KEYS)
+    for k in _META_KEYS:
+        a, b = mo.get(k), mn.get(k)
+        if a is b:
+            continue
+        if a in _EMPTIES:
+            a = None
+        if b in _EMPTIES:
+            b = None
+        if a != b:
+            return False
+    return True
 
 
 def _runner_update(old: Obj, new: Obj) -> bool:
