@@ -27,7 +27,7 @@ def _status(obj: Obj) -> dict[str, Any]:
     return s if isinstance(s, dict) else {}
 
 
-_EMPTIES = (None, "", [], {})
+_EMPTIES: tuple[Any, ...] = (None, "", [], {})
 
 
 def equal_reconciled_meta(old: Obj, new: Obj) -> bool:
