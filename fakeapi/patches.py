@@ -270,6 +270,9 @@ def _kind(v: Any) -> str:
     return "map"
 
 
+_NOT_MAPS = frozenset({str, int, float, bool, type(None), list})
+
+
 def _get_diff(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
     into: dict[str, Any] = {}
     for key, bv in b.items():
@@ -277,10 +280,11 @@ def _get_diff(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
             into[key] = fast_copy(bv)
             continue
         av = a[key]
-        if _kind(av) != _kind(bv):
+        ta = type(av)
+        if ta is not type(bv) and _kind(av) != _kind(bv):  # (values of one type are of one kind)
             into[key] = fast_copy(bv)
             continue
-        if isinstance(av, Mapping):
+        if ta is dict or (ta not in _NOT_MAPS and isinstance(av, Mapping)):
             dst = _get_diff(av, bv)
             if dst:
                 into[key] = dst
@@ -739,6 +743,8 @@ def _merge_slice_without_special_elements(
 
 def _hkey(x: Any) -> tuple[str, Any] | None:
     """A dict key that two values share exactly when :func:`_go_eq` holds (None: not a hashable scalar)."""
+    if type(x) is str:  # the commonest merge key
+        return ("string", x)
     t = _go_type(x)
     if t == "slice" or t == "map" or x != x:  # containers; NaN equals nothing
         return None

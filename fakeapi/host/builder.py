@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .predicates import Predicate, as_tuple
 
@@ -26,9 +26,12 @@ if TYPE_CHECKING:
 Obj = dict[str, Any]
 
 
-@dataclass(frozen=True, order=True, slots=True)
-class Request:
-    """What a reconcile is asked to look at: ``reconcile.Request`` (namespace "" for cluster-scoped)."""
+class Request(NamedTuple):
+    """What a reconcile is asked to look at: ``reconcile.Request`` (namespace "" for cluster-scoped).
+
+    Immutable and ordered by namespace, then name. A named tuple: the work queue hashes and
+    compares requests at every add, and a tuple does that without a Python call.
+    """
 
     namespace: str
     name: str
