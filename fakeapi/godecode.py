@@ -180,14 +180,15 @@ def _decode_reusing(obj: dict[str, Any], t: GoType | None, prev: dict[str, Any],
     if t.kind != "struct" or type(obj) is not dict:
         return go_decode(obj, t)
     plan, absent = field_plan(t)
-    strings = t._strings
+    scalars = t._scalars
     fields = t.fields
     out: dict[str, Any] = {}
     kept: list[tuple[str, Any, GoType]] | None = None
     for k, v in obj.items():
         tv = type(v)
-        if tv is str and k in strings:  # an omitempty string, the commonest field: nothing to restore
-            if v:
+        sc = scalars.get(k)
+        if sc is not None and tv is sc[0]:  # a string, int or bool as Go encodes it: nothing to restore
+            if v or not sc[1]:
                 out[k] = v
             continue
         f = fields.get(k)

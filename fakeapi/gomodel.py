@@ -42,7 +42,7 @@ class GoType:
     marks ``metav1.MicroTime`` (microsecond precision) for kind ``time``.
     """
 
-    __slots__ = ("_absent", "_ip_plan", "_plan", "_strings", "_zero", "elem", "fields", "kind", "micro", "name")
+    __slots__ = ("_absent", "_ip_plan", "_plan", "_scalars", "_zero", "elem", "fields", "kind", "micro", "name")
 
     def __init__(
         self,
@@ -61,8 +61,10 @@ class GoType:
         self.name = name
         self.micro = micro
         self._plan: dict[str, Callable[[Any], Any]] | None = None
-        #: The ``string`` fields with omitempty (set with ``_plan``): converted inline by ``_conv_struct``.
-        self._strings: frozenset[str] = frozenset()
+        #: The string, int and bool fields that are not pointers (set with ``_plan``): name -> (their
+        #: JSON type, omitempty). A value of that exact type is its own encoding (omitted when it is
+        #: the zero value and the field is omitempty), handled inline by ``_conv_struct``.
+        self._scalars: dict[str, tuple[type, bool]] = {}
         self._ip_plan: dict[str, tuple[Any, ...]] | None = None
         self._absent: list[tuple[str, Callable[[], Any]]] | None = None
         self._zero: Any = None
@@ -607,7 +609,8 @@ def _compile(t: GoType) -> dict[str, Callable[[Any], Any]]:
     _compile_absent(t)
     for name, f in t.fields.items():
         plan[name] = _field_encoder(f)
-    t._strings = frozenset(n for n, f in t.fields.items() if f.type.kind == "string" and f.omitempty and not f.pointer)
+    t._scalars = {n: (_EXACT_TYPE[f.type.kind], f.omitempty) for n, f in t.fields.items()
+                  if f.type.kind in _EXACT_TYPE and not f.pointer}
     return plan
 
 
@@ -933,11 +936,12 @@ def _conv_struct(v: dict[str, Any], t: GoType) -> dict[str, Any]:
     plan = t._plan
     if plan is None:
         plan = _compile(t)
-    strings = t._strings
+    scalars = t._scalars
     out: dict[str, Any] = {}
     for k, x in v.items():
-        if k in strings and type(x) is str:  # the commonest field, inline: an empty one is omitted
-            if x:
+        sc = scalars.get(k)
+        if sc is not None and type(x) is sc[0]:  # the commonest fields, inline (see GoType._scalars)
+            if x or not sc[1]:
                 out[k] = x
             continue
         enc = plan.get(k)

@@ -713,10 +713,12 @@ def validate_object_meta_update(
 
 def _meta_of(d: Any) -> Mapping[str, Any]:
     """``metadata`` itself, or the ``metadata`` of a whole object."""
-    if not _is_mapping(d):
+    if type(d) is not dict and not _is_mapping(d):
         return {}
     inner = d.get("metadata")
-    return inner if _is_mapping(inner) else d
+    if type(inner) is dict:
+        return inner
+    return inner if inner is not None and _is_mapping(inner) else d
 
 
 def _int(v: Any) -> int:

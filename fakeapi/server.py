@@ -345,7 +345,7 @@ class APIServer:
                 meta = {}
             elif type(meta) is dict and type(bmeta) is dict:
                 # a patch that changed some metadata: the maps and lists it left as stored stay shared
-                meta = {k: v if (type(v) is dict or type(v) is list) and v is bmeta.get(k) else cp(v)
+                meta = {k: v if type(v) in _PLAIN_SCALARS or v is bmeta.get(k) else cp(v)
                         for k, v in meta.items()}
             else:
                 meta = cp(meta)
@@ -1442,6 +1442,8 @@ def _has_float(value: Any) -> bool:
 
 #: Deep-copy a JSON value, turning integral floats into ints (one pass of copy + normalize_numbers).
 _copy_json = copy_normalized
+#: Values a copy keeps as they are (a float may need normalizing: it is copied).
+_PLAIN_SCALARS = frozenset({str, int, bool, type(None)})
 
 
 def _uuid4_text(bits: int) -> str:

@@ -142,7 +142,8 @@ class Watch:
     @property
     def has_events(self) -> bool:
         """Cheap check: is anything (possibly filtered out) waiting?"""
-        return bool(self._pending) or self.pos < self.log.end
+        log = self.log
+        return bool(self._pending) or self.pos < log.offset + len(log.events)  # (log.end, inline: a hot path)
 
     def poll(self, *, copy: bool = True) -> list[WatchEvent]:
         """Every event available now, without blocking.
