@@ -592,6 +592,8 @@ def _conv_intorstring(v: Any) -> Any:
 
 
 _ZERO_SCALAR: dict[str, Any] = {"string": "", "int": 0, "float": 0, "bool": False}
+#: Are all these types ``str`` (true for none)? Called on ``map(type, values)``: a check made in C.
+_only_strings = frozenset({str}).issuperset
 #: The JSON type each scalar kind takes as it is (the converter returns such a value unchanged).
 _EXACT_TYPE: dict[str, type] = {"string": str, "int": int, "bool": bool}
 _SCALAR_CONV: dict[str, Callable[[Any], Any]] = {
@@ -764,7 +766,7 @@ def _container_encoder(t: GoType, inplace: bool = False) -> Callable[[Any], Any]
         def enc_slice(v: Any) -> Any:
             if type(v) is not list:
                 raise _bad(v, "slice")
-            if simple and all(type(x) is str for x in v):
+            if simple and _only_strings(map(type, v)):
                 return list(v)
             e = get()
             return [e(x) for x in v]
@@ -774,7 +776,7 @@ def _container_encoder(t: GoType, inplace: bool = False) -> Callable[[Any], Any]
     def enc_map(v: Any) -> Any:
         if type(v) is not dict:
             raise _bad(v, "map")
-        if simple and all(type(x) is str for x in v.values()):
+        if simple and _only_strings(map(type, v.values())):
             return dict(v)
         e = get()
         return {k: e(x) for k, x in v.items()}
@@ -809,7 +811,7 @@ def _inplace_container_encoder(kind: str, simple: bool, get: Callable[[], Callab
         def enc_slice_inplace(v: Any) -> Any:
             if type(v) is not list:
                 raise _bad(v, "slice")
-            if simple and all(type(x) is str for x in v):
+            if simple and _only_strings(map(type, v)):
                 return v
             e = get()
             for i, x in enumerate(v):
@@ -823,7 +825,7 @@ def _inplace_container_encoder(kind: str, simple: bool, get: Callable[[], Callab
     def enc_map_inplace(v: Any) -> Any:
         if type(v) is not dict:
             raise _bad(v, "map")
-        if simple and all(type(x) is str for x in v.values()):
+        if simple and _only_strings(map(type, v.values())):
             return v
         e = get()
         for k, x in v.items():
@@ -860,6 +862,9 @@ def _field_encoder(f: GoField, inplace: bool = False) -> Callable[[Any], Any]:
             cenc = _container_encoder(t, inplace)
             return lambda v: nil if v is None else cenc(v)
         inner = _elem_encoder(t, inplace)
+        exact = _EXACT_TYPE.get(k)
+        if exact is not None:  # a pointer to a value of the exact type: its own encoding, no call
+            return lambda v: v if type(v) is exact else (nil if v is None else inner(v))
         return lambda v: nil if v is None else inner(v)
     if k == "struct":
 
