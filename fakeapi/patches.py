@@ -496,10 +496,12 @@ def _discard_nulls(v: Any) -> None:
         for k in [k for k, x in v.items() if x is None]:
             del v[k]
         for x in v.values():
-            _discard_nulls(x)
+            if isinstance(x, (dict, list)):  # (scalars: nothing to do, no call)
+                _discard_nulls(x)
     elif isinstance(v, list):
         for x in v:
-            _discard_nulls(x)
+            if isinstance(x, (dict, list)):
+                _discard_nulls(x)
 
 
 def _remove_directives(v: Any) -> tuple[Any, bool]:
@@ -508,7 +510,10 @@ def _remove_directives(v: Any) -> tuple[Any, bool]:
         if _DIRECTIVE in v:
             return None, False
         for k in list(v):
-            nv, keep = _remove_directives(v[k])
+            x = v[k]
+            if not isinstance(x, (dict, list)):
+                continue  # a scalar is kept as it is (no call)
+            nv, keep = _remove_directives(x)
             if keep:
                 v[k] = nv
             else:
@@ -517,6 +522,9 @@ def _remove_directives(v: Any) -> tuple[Any, bool]:
     if isinstance(v, list):
         out = []
         for x in v:
+            if not isinstance(x, (dict, list)):
+                out.append(x)
+                continue
             nx, keep = _remove_directives(x)
             if keep:
                 out.append(nx)
@@ -856,6 +864,10 @@ def _normalize_slice_order(to_sort: list[Any], order: list[Any], merge_key: str,
     positions = _order_positions(order, merge_key, kind)
 
     def position(item: Any) -> int:
+        if positions is not None and kind == "map" and type(item) is dict:
+            x = item.get(merge_key)
+            if type(x) is str:  # the commonest merge key, looked up without _find
+                return positions.get(("string", x), n)
         i = _find(positions, order, item, merge_key, kind)
         return i if i >= 0 else n
 
