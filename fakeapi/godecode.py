@@ -194,7 +194,13 @@ def _decode_reusing(obj: dict[str, Any], t: GoType | None, prev: dict[str, Any],
         f = fields.get(k)
         if f is None:
             continue  # not a field of the Go type: dropped
-        if (tv is dict or tv is list) and v:  # (an empty one may be omitted, then kept last: decoded below)
+        if tv is not dict and tv is not list:
+            if prev.get(k, _NONE) is v:  # an unchanged scalar (a time, a quantity...): decoded as it was
+                po = prev_out.get(k, _NONE)
+                if po is not _NONE:
+                    out[k] = po
+                continue  # (not in prev_out: omitted then, omitted now; a scalar is never kept last)
+        elif v:  # (an empty container may be omitted, then kept last: decoded below)
             po = prev_out.get(k, _NONE)
             if po is not _NONE:
                 pv = prev.get(k, _NONE)
