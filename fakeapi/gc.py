@@ -80,12 +80,11 @@ class GarbageCollector:
             old_refs = (old or {}).get("metadata", {}).get("ownerReferences") if old else None
             if old is None or old_refs != refs:
                 self._attempt.add((kind.group, kind.plural, meta.get("namespace") or "", meta["name"]))
-            for r in refs:
-                if r.get("uid") and str(r["uid"]) in self._foreground_pending_owners():
-                    self._foreground.add(str(r["uid"]))
-
-    def _foreground_pending_owners(self) -> set[str]:
-        return self._foreground
+            foreground = self._foreground
+            if foreground:
+                for r in refs:
+                    if r.get("uid") and str(r["uid"]) in foreground:
+                        foreground.add(str(r["uid"]))
 
     def _is_foreground_owner(self, uid: str) -> bool:
         e = self.api.entry_by_uid(uid)

@@ -466,7 +466,8 @@ class APIServer:
             self.gc.on_event(etype, kind, obj, old)
         for fn in self._listeners:
             fn(etype, kind, obj, old)
-        self._cond.notify_all()
+        if self._cond._waiters:  # type: ignore[attr-defined]  # (threads blocked in a watch: most runs have none)
+            self._cond.notify_all()
 
     def _read(self, kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
         """A copy of a stored snapshot for a caller to own, as served at ``kind``'s version."""

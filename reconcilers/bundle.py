@@ -9,6 +9,7 @@ pods. ``settings`` is the case's ``services.arc`` (shared/ARC_SPEC.md).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -83,7 +84,7 @@ def install(host: Any, settings: dict[str, Any] | None) -> ArcState:
     pods = RunnerPodWatcher(api, service, host.kubelet)
     listener = ListenerSimulator(api, service)
     state = ArcState(service, namespace, ars, ers, er, listener, pods)
-    api.add_listener(lambda etype, kind, obj, old: _track_runner_deletion(state, etype, kind, obj, old))
+    api.add_listener(functools.partial(_track_runner_deletion, state))
     ars.setup(host)
     ers.setup(host)
     er.setup(host)

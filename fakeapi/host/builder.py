@@ -211,6 +211,9 @@ class EnqueueForObject(_Handler):
         self.queue.add(Request(meta.get("namespace", "") if self.namespaced else "", meta["name"]))
 
 
+_NO_META: dict[str, Any] = {}
+
+
 class EnqueueForOwner(_Handler):
     """``handler.EnqueueRequestForOwner(..., OnlyControllerOwner())``: the controlling owner of one kind.
 
@@ -245,7 +248,9 @@ class EnqueueForOwner(_Handler):
         for p in self.predicates:
             if not p.on_update(old, new):
                 return
-        self._enqueue(old)
+        mo, mn = old.get("metadata") or _NO_META, new.get("metadata") or _NO_META
+        if mo.get("ownerReferences") is not mn.get("ownerReferences") or mo.get("namespace") != mn.get("namespace"):
+            self._enqueue(old)  # (the same references: the same owner, enqueued once)
         self._enqueue(new)
 
 
