@@ -974,8 +974,20 @@ def _conv_struct_inplace(v: dict[str, Any], t: GoType, base: dict[str, Any] | No
     plan = t._ip_plan
     if plan is None:
         plan = _compile_inplace(t)
+    if t._plan is None:
+        _compile(t)  # (sets t._scalars)
+    scalars = t._scalars
     drop: list[str] | None = None
     for k, x in v.items():
+        sc = scalars.get(k)
+        if sc is not None and type(x) is sc[0]:  # its own encoding (see GoType._scalars): kept, or omitted
+            if x or not sc[1]:
+                continue
+            if drop is None:
+                drop = [k]
+            else:
+                drop.append(k)
+            continue
         b = base.get(k) if base is not None else None
         if b is x and (type(x) is dict or type(x) is list):
             continue  # encoded already (and not ours to convert in place)
