@@ -203,8 +203,11 @@ class Controller:
         """Deliver pending watch events of every informer; returns how many."""
         n = 0
         for inf in list(self.informers.values()):
-            if inf.pending():
-                n += inf.deliver()
+            w = inf.watch
+            # Informer.pending, inline (checked for every informer after every write)
+            if inf.synced and (w is None or not w.has_events):
+                continue
+            n += inf.deliver()
         return n
 
 

@@ -125,10 +125,18 @@ class Informer:
             etype = ev.type
             obj = ev.object
             if etype == "ADDED" or etype == "MODIFIED":
-                key = _object_key(obj, namespaced)
+                meta = obj["metadata"]
+                key = (meta.get("namespace", "") if namespaced else "", meta["name"])
                 old = self.objects.get(key)
-                self._store(key, obj)
-                self.resource_version = obj["metadata"].get("resourceVersion", self.resource_version)
+                if old is not None:  # (_store, inline: the commonest event)
+                    self.previous[key] = old
+                    self._tick += 1
+                    self.changed_at[key] = self._tick
+                    self.objects[key] = obj
+                    self.by_namespace[key[0]][key[1]] = obj
+                else:
+                    self._store(key, obj)
+                self.resource_version = meta.get("resourceVersion", self.resource_version)
                 if old is None:
                     for h in handlers:
                         h.on_create(obj)
