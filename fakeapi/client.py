@@ -60,6 +60,8 @@ class Client:
     # ------------------------------------------------------------ codec
 
     def _kind(self, kind: str, api_version: str | None = None) -> Kind:
+        if type(kind) is str and (api_version is None or type(api_version) is str):
+            return self.api.kinds.require(kind, api_version)  # (resolve_kind without its argument checks)
         return self.api.resolve_kind(kind, api_version)
 
     def encode(self, obj: dict[str, Any], kind: Kind | None = None) -> dict[str, Any]:

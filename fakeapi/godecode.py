@@ -105,7 +105,7 @@ class DecodeCache:
         if hit is not None and hit[2] is kind and hit[0] is snapshot:
             out = hit[1]
         else:
-            if kind.go_type is None or kind.stored_go_encoded:  # untyped, or stored as Go encodes it
+            if kind.builtin or kind.go_type is None:  # stored as Go encodes it (a typed built-in), or untyped
                 if snapshot.get("apiVersion") == kind.api_version and snapshot.get("kind") == kind.kind:
                     out = snapshot  # the snapshot is its own decoded form (and never mutated)
                 else:
