@@ -115,7 +115,8 @@ class Client:
     def create(self, obj: dict[str, Any]) -> dict[str, Any]:
         """Create an object; returns it as stored."""
         k = self._kind(str(obj.get("kind", "")), obj.get("apiVersion"))
-        return self._own(self.api.create(self.encode(obj, k), actor=self.actor, shared=True), k)
+        return self._own(self.api.create(self.encode(obj, k), actor=self.actor, shared=True,
+                                         go_encoded=self.go_codec and k.go_type is not None), k)
 
     def update(self, obj: dict[str, Any]) -> dict[str, Any]:
         """Replace an object (PUT); its metadata.resourceVersion is the optimistic lock."""

@@ -501,6 +501,7 @@ class APIServer:
         dry_run: bool = False,
         keep_creation_timestamp: bool = False,
         shared: bool = False,
+        go_encoded: bool = False,
     ) -> dict[str, Any]:
         """POST: store a new object and return it as stored (201).
 
@@ -508,6 +509,10 @@ class APIServer:
         harness-only liberty; the real server always overwrites it). ``shared`` (here and on
         every verb): answer with the stored snapshot itself rather than a copy; it must not be
         mutated (for callers that decode it into their own object, as fakeapi.client.Client does).
+        ``go_encoded``: the body is exactly what a Go client marshals for the kind's Go type
+        (fakeapi.client.Client sends that). The server's defaults keep that form, so a built-in
+        is stored without being encoded again (Go's Marshal of Unmarshal of Marshal). A body in
+        another form would be stored as sent: ``FAKEAPI_CHECK_SNAPSHOTS=1`` catches that.
         """
         kind = self._kind_of(obj)
         meta = _mapping(obj.get("metadata"))
@@ -515,11 +520,13 @@ class APIServer:
         ns_hint = meta.get("namespace") if kind.namespaced else ""
         ns_for_trace = str(ns_hint or namespace or "") if kind.namespaced else ""
         return self._run("create", kind, ns_for_trace, name, "", actor,
-                         lambda: self._create(kind, obj, namespace, field_validation, dry_run, keep_creation_timestamp),
+                         lambda: self._create(kind, obj, namespace, field_validation, dry_run, keep_creation_timestamp,
+                                              go_encoded=go_encoded),
                          shared=shared)
 
     def _create(self, kind: Kind, body: dict[str, Any], namespace: str | None, field_validation: str,
-                dry_run: bool, keep_creation_timestamp: bool, *, respond: bool = True) -> _Outcome:
+                dry_run: bool, keep_creation_timestamp: bool, *, respond: bool = True,
+                go_encoded: bool = False) -> _Outcome:
         obj = self._decode(kind, body, field_validation)
         meta = obj["metadata"]
         ns = self._namespace_for(kind, meta.get("namespace"), namespace)
@@ -567,7 +574,8 @@ class APIServer:
                                             deleting=bool(existing.obj["metadata"].get("deletionTimestamp")))
             attempts += 1
             meta["name"] = self._generate_name(str(meta["generateName"]))
-        obj = self._encode(kind, obj)
+        if not go_encoded:  # (a Go client's body, defaulted: in the form Go encodes it already)
+            obj = self._encode(kind, obj)
         if dry_run:
             return _Outcome(obj, 201, 0, False, obj["metadata"]["name"])
         w = _Write(kind, table, obj)
