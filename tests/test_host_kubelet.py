@@ -199,3 +199,15 @@ def test_a_scheduled_pod_is_deleted_gracefully_and_confirmed_by_the_kubelet() ->
     deletes = [c for c in api.trace.calls if c.verb == "delete" and c.kind == "Pod"]
     assert [(c.actor, c.code) for c in deletes] == [("user", 200), ("kubelet", 200)]
     assert [c.actor for c in api.trace.calls if c.subresource == "binding"] == ["default-scheduler"]
+
+
+def test_started_hooks_get_the_stored_pod_itself() -> None:
+    """No copy per start: the hook is handed the snapshot the status write stored (read it, never mutate it)."""
+    api, host, kubelet = setup()
+    seen: list[dict[str, Any]] = []
+    kubelet.on_started.append(seen.append)
+    api.create(pod())
+    host.run_until_idle()
+    stored = api.get("Pod", "p1", "ns", shared=True)
+    assert len(seen) == 1 and seen[0] is stored  # nothing wrote the pod after it started
+    assert seen[0]["status"]["phase"] == "Running"

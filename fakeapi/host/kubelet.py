@@ -9,7 +9,8 @@ What it models (docs/HOST.md "The kubelet"):
   ``image``, ``restartCount: 0``) and the conditions ``PodScheduled``,
   ``Initialized``, ``ContainersReady`` and ``Ready`` set to ``True``. One
   strategic merge patch of the status subresource, as actor ``kubelet``.
-  Then it calls every ``on_started`` hook with the pod.
+  Then it calls every ``on_started`` hook with the pod (the stored snapshot:
+  read it, never mutate it).
 * **Exit.** :meth:`Kubelet.exit` ends one container with an exit code
   (``state.terminated`` with ``exitCode``, reason ``Completed`` or ``Error``,
   ``startedAt``, ``finishedAt``) and sets the phase by the kubelet's
@@ -111,7 +112,7 @@ class Kubelet:
         self.clock: Clock = api.clock
         #: Time from a pod's creation to Running.
         self.start_delay = start_delay
-        #: Called with the pod (as returned by the status write) right after it is Running.
+        #: Called with the pod (the stored snapshot the status write made: read-only) right after it is Running.
         self.on_started: list[Callable[[Obj], None]] = []
         #: (namespace, name) of every pod this kubelet started, in order.
         self.pods_started: list[Key] = []
@@ -251,7 +252,7 @@ class Kubelet:
             _set_condition(conditions, ctype, "True", ts)
         status["conditions"] = conditions
         try:
-            started = self._write_status(key, pod.get("status") or {}, status)
+            started = self._write_status(key, pod.get("status") or {}, status, shared=True)
         except errors.ApiError:
             return False
         self._started.add(uid)
@@ -272,18 +273,19 @@ class Kubelet:
             "state": {"running": {"startedAt": ts}},
         }
 
-    def _write_status(self, key: Key, old: Obj, status: Obj) -> Obj:
+    def _write_status(self, key: Key, old: Obj, status: Obj, *, shared: bool = False) -> Obj:
         """Patch the pod's status from ``old`` (as the kubelet last saw it) to ``status``.
 
         As the kubelet's status manager does, the body is the two-way strategic merge diff
         (``CreateTwoWayMergePatch``): changed fields, conditions by type with their order.
+        ``shared``: answer with the stored pod itself (read-only), not a copy.
         """
         from ..patches import create_strategic_merge_patch
 
         schema = self.api.resolve_kind("Pod", "v1").schema
         body = create_strategic_merge_patch({"status": old}, {"status": status}, schema)
         out: Obj = self.api.patch("Pod", key[1], body, namespace=key[0], patch_type="strategic",
-                                  subresource="status", actor=self.name)
+                                  subresource="status", actor=self.name, shared=shared)
         return out
 
     def exit(self, namespace: str, name: str, container: str, code: int) -> Obj:
