@@ -179,7 +179,9 @@ def _decode_reusing(obj: dict[str, Any], t: GoType | None, prev: dict[str, Any],
         return json_copy(obj)
     if t.kind != "struct" or type(obj) is not dict:
         return go_decode(obj, t)
-    plan, absent = field_plan(t)
+    plan, absent = t._plan, t._absent
+    if plan is None or absent is None:
+        plan, absent = field_plan(t)
     scalars = t._scalars
     fields = t.fields
     out: dict[str, Any] = {}

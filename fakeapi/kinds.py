@@ -91,11 +91,12 @@ class Kind:
         for name, value in zip(_LAZY_FIELDS, values, strict=True):
             self.__dict__.setdefault(name, value)
 
-    @property
+    @cached_property
     def stored_go_encoded(self) -> bool:
         """Are stored objects of this kind in the form Go re-encodes them (built-ins with a Go type)?
 
         Such an object decodes to itself: a Go client reading it holds exactly what is stored.
+        Computed once (a built-in's Go type comes from its loader and never changes).
         """
         return self.builtin and self.go_type is not None
 

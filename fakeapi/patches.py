@@ -198,6 +198,9 @@ def apply_merge_patch_shared(doc: dict[str, Any], patch: Any) -> Any:
     return _merge_shared(doc, patch)
 
 
+_JSON_SCALARS = frozenset({str, int, float, bool})
+
+
 def _merge_shared(doc: dict[str, Any], patch: Mapping[str, Any]) -> dict[str, Any]:
     """RFC 7386 merge of ``patch`` into a shallow copy of ``doc`` (returned), copying only what it changes."""
     out = dict(doc)
@@ -206,7 +209,9 @@ def _merge_shared(doc: dict[str, Any], patch: Mapping[str, Any]) -> dict[str, An
             out.pop(k, None)
             continue
         cur = out.get(k)
-        if cur is None:
+        if type(v) in _JSON_SCALARS:  # (the commonest patch value: nothing to copy or prune)
+            out[k] = v
+        elif cur is None:
             out[k] = _prune_nulls(fast_copy(v))
         elif isinstance(cur, dict):
             if isinstance(v, dict):
@@ -225,9 +230,10 @@ def _prune_nulls(v: Any) -> Any:
         for k in [k for k, x in v.items() if x is None]:
             del v[k]
         for x in v.values():
-            _prune_nulls(x)
+            if type(x) not in _JSON_SCALARS:
+                _prune_nulls(x)
     elif isinstance(v, list):
-        v[:] = [_prune_nulls(x) for x in v if x is not None]
+        v[:] = [x if type(x) in _JSON_SCALARS else _prune_nulls(x) for x in v if x is not None]
     return v
 
 

@@ -57,9 +57,12 @@ def owner_reference(owner: Mapping[str, Any]) -> Obj:
     }
 
 
+_NO_META: Mapping[str, Any] = {}
+
+
 def controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The controller owner reference of an object, if any (``metav1.GetControllerOf``)."""
-    for ref in meta(obj).get("ownerReferences") or ():
+    for ref in (obj.get("metadata") or _NO_META).get("ownerReferences") or ():
         if isinstance(ref, dict) and ref.get("controller"):
             return ref
     return None
