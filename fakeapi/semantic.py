@@ -109,6 +109,8 @@ def _feq(x: Any, y: Any, f: GoField) -> bool:
 
 def _veq(x: Any, y: Any, t: GoType) -> bool:
     """Compare two values of Go type ``t`` as values (None decodes to the zero value)."""
+    if x is y and (type(x) is dict or type(x) is list):
+        return True  # one JSON document (a shared snapshot): equal to itself
     k = t.kind
     if k == "struct":
         if x is None:
@@ -118,7 +120,11 @@ def _veq(x: Any, y: Any, t: GoType) -> bool:
         if type(x) is not dict or type(y) is not dict:
             return _ueq(x, y)
         fields = t.fields
-        for name, f in fields.items():
+        # the fields set on either side (a field absent from both is equal): the keys, not every field
+        for name in x.keys() | y.keys() if len(x) + len(y) < len(fields) else fields:
+            f = fields.get(name)
+            if f is None:
+                continue  # not a field of the type: not compared
             vx = x.get(name)
             vy = y.get(name)
             if (vx is not None or vy is not None) and not _feq(vx, vy, f):
