@@ -297,7 +297,7 @@ def _get_diff(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
         elif av is None:
             continue
         elif av != bv:
-            into[key] = fast_copy(bv)
+            into[key] = bv if ta in _JSON_SCALARS else fast_copy(bv)
     for key in a:
         if key not in b:
             into[key] = None
@@ -453,7 +453,8 @@ def _merge_map(original: dict[str, Any] | None, patch: dict[str, Any], schema: S
         if patch_v is None:
             original.pop(k, None)
             continue
-        if k not in original or _go_type(original[k]) != _go_type(patch_v):
+        if k not in original or (type(original[k]) is not type(patch_v)
+                                 and _go_type(original[k]) != _go_type(patch_v)):  # (one type: one Go type)
             if not is_delete_list:
                 _discard_nulls(patch_v)
                 value, keep = _remove_directives(patch_v)

@@ -217,7 +217,8 @@ class APIServer:
             return self.kinds.require(spec["names"]["kind"], f"{spec['group']}/{_storage_version(spec)}")
 
     def _table(self, kind: Kind) -> Table:
-        return self.store.table(kind.group, kind.plural)
+        t = self.store.tables.get((kind.group, kind.plural))  # (Store.table without the call: every request)
+        return t if t is not None else self.store.table(kind.group, kind.plural)
 
     def _log(self, kind: Kind) -> EventLog:
         key = (kind.group, kind.plural)
