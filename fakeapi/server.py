@@ -134,6 +134,8 @@ class APIServer:
         self.seed = seed
         self._rng = random.Random(seed)
         self._rv = 0
+        #: The current value of the global resourceVersion counter (read it, never set it).
+        self.resource_version = 0
         self._logs: dict[tuple[str, str], EventLog] = {}
         self.watch_history = watch_history
         self._lock = threading.RLock()
@@ -156,11 +158,6 @@ class APIServer:
                 self.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}, actor="system")
 
     # ------------------------------------------------------------------ basics
-
-    @property
-    def resource_version(self) -> int:
-        """The current value of the global resourceVersion counter."""
-        return self._rv
 
     @property
     def last_warnings(self) -> list[str]:
@@ -435,7 +432,7 @@ class APIServer:
         """Apply a prepared write: assign the next resourceVersion, store, log the event."""
         kind, table = w.kind, w.table
         self._rv += 1
-        rv = self._rv
+        rv = self.resource_version = self._rv
         if w.delete:
             assert w.old is not None
             gone = w.old.obj

@@ -173,7 +173,11 @@ class _Handler(ABC):
     def on_update(self, old: Obj, new: Obj) -> None:
         """Filter an update event, then enqueue (the new object)."""
         for p in self.predicates:
-            if not p.on_update(old, new):
+            if type(p) is Predicate:  # (its on_update, inline: every update event of every watch)
+                u = p.update
+                if u is not None and not u(old, new):
+                    return
+            elif not p.on_update(old, new):
                 return
         self._enqueue(new)
 
@@ -246,7 +250,11 @@ class EnqueueForOwner(_Handler):
     def on_update(self, old: Obj, new: Obj) -> None:
         """Filter, then enqueue the owners of both the old and the new object."""
         for p in self.predicates:
-            if not p.on_update(old, new):
+            if type(p) is Predicate:  # (its on_update, inline: every update event of every watch)
+                u = p.update
+                if u is not None and not u(old, new):
+                    return
+            elif not p.on_update(old, new):
                 return
         mo, mn = old.get("metadata") or _NO_META, new.get("metadata") or _NO_META
         if mo.get("ownerReferences") is not mn.get("ownerReferences") or mo.get("namespace") != mn.get("namespace"):
@@ -270,7 +278,11 @@ class EnqueueFromMap(_Handler):
     def on_update(self, old: Obj, new: Obj) -> None:
         """Filter, then enqueue the requests of both the old and the new object."""
         for p in self.predicates:
-            if not p.on_update(old, new):
+            if type(p) is Predicate:  # (its on_update, inline: every update event of every watch)
+                u = p.update
+                if u is not None and not u(old, new):
+                    return
+            elif not p.on_update(old, new):
                 return
         self._enqueue(old)
         self._enqueue(new)

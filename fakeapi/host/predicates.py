@@ -48,6 +48,9 @@ def _meta(obj: Obj) -> dict[str, Any]:
 
 
 def _rv_changed(old: Obj, new: Obj) -> bool:
+    mo, mn = old.get("metadata"), new.get("metadata")
+    if type(mo) is dict and type(mn) is dict:  # (every stored object: no helper calls)
+        return mo.get("resourceVersion") != mn.get("resourceVersion")
     return _meta(old).get("resourceVersion") != _meta(new).get("resourceVersion")
 
 
