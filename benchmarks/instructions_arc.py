@@ -4,11 +4,13 @@ Wall times on the shared 2-core machine swing by 2x from minute to minute; the n
 instructions the lifecycle of ``bench_arc.py`` executes does not. Run
 ``python benchmarks/instructions_arc.py`` (needs ``valgrind``: ``apt-get install valgrind``).
 It runs the interpreter under cachegrind twice, with 3 clusters built each time, once running
-no lifecycle and once running one per cluster, and prints the difference per lifecycle.
+no lifecycle and once running one per cluster, and prints the difference per lifecycle. The hash
+seed is fixed (string hashes move dict layouts, and so the count by about 1 M from run to run).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -34,8 +36,10 @@ for c in clusters[:{runs}]:
 def count(runs: int) -> int:
     """Instructions (cachegrind ``I refs``) of a child interpreter running ``runs`` lifecycles."""
     code = CHILD.format(here=str(HERE), root=str(HERE.parent), clusters=CLUSTERS, runs=runs)
+    # a fixed hash seed: string hashes (so dict and set layouts) are the same in every run
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
     res = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-                          sys.executable, "-c", code], capture_output=True, text=True, check=True)
+                          sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     m = re.search(r"I\s+refs:\s+([\d,]+)", res.stderr)
     if m is None:
         raise RuntimeError("no instruction count in valgrind's output:\n" + res.stderr[-2000:])

@@ -422,6 +422,24 @@ def _no_merge_key(m: Any, key: str) -> PatchInternalError:
     return PatchInternalError(f"map: {_fmt_v(m)} does not contain declared merge key: {key}")
 
 
+#: :func:`_field_facts` answers by (schema node id, key), with the node kept (its id stays its own).
+_FACTS: dict[tuple[int, str], tuple[Any, tuple[Any, str, str, Any]]] = {}
+
+
+def _field_facts(schema: Schema | None, key: str) -> tuple[Schema | None, str, str, Schema | None]:
+    """(the field's schema, its patch strategy, its merge key, its items' schema), worked out once per
+    schema node and key: strategic merge patches only apply to built-in kinds, whose schemas live as
+    long as the process."""
+    hit = _FACTS.get((id(schema), key))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    sub = openapi.child(schema, key)
+    _, strategy = _strategy(sub)
+    facts = (sub, strategy, openapi.patch_merge_key(sub), openapi.items(sub))
+    _FACTS[(id(schema), key)] = (schema, facts)
+    return facts
+
+
 def _strategy(node: Schema | None) -> tuple[bool, str]:
     """``extractRetainKeysPatchStrategy``: (has retainKeys, other strategy)."""
     raw = openapi.patch_strategy(node)
@@ -465,14 +483,11 @@ def _merge_map(original: dict[str, Any] | None, patch: dict[str, Any], schema: S
             continue
         orig_v = original[k]
         if isinstance(orig_v, dict):
-            sub = openapi.child(schema, k)
-            _, strategy = _strategy(sub)
+            sub, strategy, _, _ = _field_facts(schema, k)
             original[k] = patch_v if strategy == _REPLACE else _merge_map(dict(orig_v), patch_v, sub)
         elif isinstance(orig_v, list):
-            sub = openapi.child(schema, k)
-            _, strategy = _strategy(sub)
-            merge_key = openapi.patch_merge_key(sub)
-            original[k] = _merge_slice_handler(orig_v, patch_v, openapi.items(sub), strategy, merge_key, is_delete_list)
+            sub, strategy, merge_key, items = _field_facts(schema, k)
+            original[k] = _merge_slice_handler(orig_v, patch_v, items, strategy, merge_key, is_delete_list)
         else:
             value, keep = _remove_directives(patch_v)
             if keep:
@@ -574,16 +589,14 @@ def _merge_patch_into_original(original: dict[str, Any], patch: dict[str, Any], 
             if not isinstance(patch[original_key], list):
                 raise _bad_arg_type("[]interface {}", patch[original_key])
             patch_list = patch[original_key]
-        sub = openapi.child(schema, original_key)
-        _, strategy = _strategy(sub)
-        merge_key = openapi.patch_merge_key(sub)
+        _, strategy, merge_key, items = _field_facts(schema, original_key)
         _validate_patch_with_order(patch_list, order, merge_key)
         if found_original and not found_patch:
             merged = original_list
         elif not found_original and found_patch:
             merged = _remove_directives(patch_list)[0]
         elif found_original and found_patch:
-            merged = _merge_slice_handler(original_list, patch_list, openapi.items(sub), strategy, merge_key, False)
+            merged = _merge_slice_handler(original_list, patch_list, items, strategy, merge_key, False)
         else:
             continue
         if not merge_key:
