@@ -788,7 +788,8 @@ def _key_positions(items: list[dict[str, Any]], merge_key: str) -> dict[tuple[st
     out: dict[tuple[str, Any], int] = {}
     for i, o in enumerate(items):
         if merge_key in o:
-            hk = _hkey(o[merge_key])
+            x = o[merge_key]
+            hk = ("string", x) if type(x) is str else _hkey(x)  # (_hkey's commonest case, inline)
             if hk is None:
                 return None
             out.setdefault(hk, i)
@@ -800,7 +801,7 @@ def _order_positions(items: list[Any], merge_key: str, kind: str) -> dict[tuple[
     out: dict[tuple[str, Any], int] = {}
     for i, v in enumerate(items):
         x = (v.get(merge_key) if isinstance(v, dict) else None) if kind == "map" else v
-        hk = _hkey(x)
+        hk = ("string", x) if type(x) is str else _hkey(x)  # (_hkey's commonest case, inline)
         if hk is None:
             return None
         out.setdefault(hk, i)
@@ -813,7 +814,7 @@ def _find(positions: dict[tuple[str, Any], int] | None, items: list[Any], value:
     if positions is None:
         return _index(items, value, merge_key, kind)
     x = (value.get(merge_key) if isinstance(value, dict) else None) if kind == "map" else value
-    hk = _hkey(x)
+    hk = ("string", x) if type(x) is str else _hkey(x)  # (_hkey's commonest case, inline)
     if hk is None:
         return _index(items, value, merge_key, kind)
     return positions.get(hk, -1)
@@ -836,7 +837,8 @@ def _partition_maps(merged: list[Any], by: list[Any], merge_key: str) -> tuple[l
             raise _bad_arg_type("map[string]interface {}", v)
         if merge_key not in v:
             raise _no_merge_key(v, merge_key)
-        hk = _hkey(v[merge_key]) if keys is not None else None
+        x = v[merge_key]
+        hk = (("string", x) if type(x) is str else _hkey(x)) if keys is not None else None
         if hk is not None:
             assert keys is not None
             found = hk in keys

@@ -283,7 +283,7 @@ class APIServer:
 
     def _record(self, verb: str, kind: Kind, namespace: str, name: str, subresource: str, actor: str,
                 patch_type: str, code: int, reason: str, rv: int, wrote: bool) -> None:
-        self.trace.record_call(self.clock.now(), actor, verb, kind.kind, namespace or "", name, subresource, patch_type,
+        self.trace.record_call(self.clock._now, actor, verb, kind.kind, namespace or "", name, subresource, patch_type,
                                code, reason, str(rv) if rv else "", wrote)
 
     def _kind_of(self, obj: Any) -> Kind:

@@ -204,8 +204,8 @@ class Controller:
         n = 0
         for inf in list(self.informers.values()):
             w = inf.watch
-            # Informer.pending, inline (checked for every informer after every write)
-            if inf.synced and (w is None or not w.has_events):
+            # Informer.pending and Watch.has_events, inline (checked for every informer after every write)
+            if inf.synced and (w is None or not (w._pending or w.pos < w.log.offset + len(w.log.events))):
                 continue
             n += inf.deliver()
         return n
@@ -350,7 +350,7 @@ class Host:
     def _work(self, stats: RunStats, budget: int | None, actor_budget: int | None) -> bool:
         """Deliver events, then run one due actor or reconcile one due key. False when nothing is due now."""
         stats.events += self.deliver()
-        now = self.clock.now()
+        now = self.clock._now  # (Clock.now, inline: every step)
         actor = self._due_actor(now)
         if actor is not None:
             if actor_budget is not None and stats.actor_runs >= actor_budget:
@@ -374,7 +374,8 @@ class Host:
         assert req is not None
         queue = ctrl.queue
         trace = self.api.trace
-        rec = trace.start_reconcile(ctrl.name, req.namespace, req.name, self.clock.now())
+        clock = self.clock
+        rec = trace.start_reconcile(ctrl.name, req.namespace, req.name, clock._now)  # (Clock.now, inline)
         stats.reconciles += 1
         try:
             result = ctrl.reconcile_fn(ctrl.ctx, req)
@@ -404,7 +405,7 @@ class Host:
             else:
                 outcome = "done"
                 queue.forget(req)
-            trace.end_reconcile(rec, self.clock.now(), outcome)
+            trace.end_reconcile(rec, clock._now, outcome)
             queue.done(req)
         for hook in self.after_reconcile:
             hook(rec)
