@@ -17,14 +17,16 @@ Obj = dict[str, Any]
 _META_KEYS = ("generation", "deletionTimestamp", "finalizers", "labels", "annotations", "ownerReferences")
 
 
-def _meta(obj: Obj) -> dict[str, Any]:
-    m = obj.get("metadata")
-    return m if isinstance(m, dict) else {}
+_NONE: dict[str, Any] = {}
 
 
 def _status(obj: Obj) -> dict[str, Any]:
     s = obj.get("status")
     return s if isinstance(s, dict) else {}
+
+
+# The predicates below read ``obj.get("metadata") or _NONE`` inline (one call less per event): the
+# objects are stored snapshots, whose metadata and status are maps when present.
 
 
 _EMPTIES: tuple[Any, ...] = (None, "", [], {})
@@ -34,7 +36,7 @@ def equal_reconciled_meta(old: Obj, new: Obj) -> bool:
     """The metadata the controllers branch on is unchanged (generation, deletion, finalizers, labels,
     annotations, owner references); server bookkeeping (resourceVersion, managedFields) is left out.
     An empty value and an absent one are the same."""
-    mo, mn = _meta(old), _meta(new)
+    mo, mn = old.get("metadata") or _NONE, new.get("metadata") or _NONE
     for k in _META_KEYS:
         a, b = mo.get(k), mn.get(k)
         if a is b:
@@ -51,7 +53,7 @@ def equal_reconciled_meta(old: Obj, new: Obj) -> bool:
 def _runner_update(old: Obj, new: Obj) -> bool:
     if not equal_reconciled_meta(old, new) or old.get("spec") != new.get("spec"):
         return True
-    so, sn = _status(old), _status(new)
+    so, sn = old.get("status") or _NONE, new.get("status") or _NONE
     return so.get("phase") != sn.get("phase") or so.get("runnerId") != sn.get("runnerId")
 
 
@@ -71,7 +73,7 @@ _ERS_STATUS_KEYS = (
 def _runner_set_update(old: Obj, new: Obj) -> bool:
     if not equal_reconciled_meta(old, new) or old.get("spec") != new.get("spec"):
         return True
-    so, sn = _status(old), _status(new)
+    so, sn = old.get("status") or _NONE, new.get("status") or _NONE
     return any(so.get(k) != sn.get(k) for k in _ERS_STATUS_KEYS)
 
 
@@ -88,10 +90,10 @@ def _ready(pod: Obj) -> bool:
 
 
 def _pod_update(old: Obj, new: Obj) -> bool:
-    mo, mn = _meta(old), _meta(new)
+    mo, mn = old.get("metadata") or _NONE, new.get("metadata") or _NONE
     if mo.get("uid") != mn.get("uid") or mo.get("deletionTimestamp") != mn.get("deletionTimestamp"):
         return True
-    so, sn = _status(old), _status(new)
+    so, sn = old.get("status") or _NONE, new.get("status") or _NONE
     for k in ("phase", "reason", "message", "containerStatuses", "initContainerStatuses"):
         if so.get(k) != sn.get(k):
             return True
