@@ -114,8 +114,8 @@ class DecodeCache:
             else:
                 if hit is not None and hit[2] is kind:
                     out = _decode_reusing(snapshot, kind.go_type, hit[0], hit[1])
-                else:
-                    out = go_decode(snapshot, kind.go_type)
+                else:  # go_decode, in one walk of the structs (not an encoding, then a restoring walk)
+                    out = _decode_reusing(snapshot, kind.go_type, _NO_PREV, _NO_PREV)
                 out["apiVersion"], out["kind"] = kind.api_version, kind.kind
             hit = memo[key] = (snapshot, out, kind, freeze_json(out) if self.check else None)
         if not copy:
@@ -160,6 +160,8 @@ def _verify(key: tuple[str, str, str, str], hit: tuple[Any, Any, Any, bytes | No
 
 
 _NONE: Any = object()
+#: The previous snapshot and decoded form of an object decoded for the first time: nothing to reuse.
+_NO_PREV: dict[str, Any] = {}
 #: The kinds :func:`_restore_member` does something for.
 _RESTORED = frozenset({"slice", "map", "struct", "quantity"})
 
@@ -212,6 +214,9 @@ def _decode_reusing(obj: dict[str, Any], t: GoType | None, prev: dict[str, Any],
                 if tv is dict and type(pv) is dict and type(po) is dict and f.type.kind == "struct":
                     out[k] = _decode_reusing(v, f.type, pv, po)  # a changed struct: reuse what it shares
                     continue
+            if tv is dict and f.type.kind == "struct":
+                out[k] = _decode_reusing(v, f.type, _NO_PREV, _NO_PREV)  # a new struct: decoded in one walk
+                continue
         r = plan[k](v)
         if r is not OMIT:
             out[k] = r

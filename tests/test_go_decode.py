@@ -108,3 +108,6 @@ def test_decoding_against_the_previous_snapshot_gives_what_a_whole_decode_gives(
     # and once more on top of that result, with the roles turned
     again = _decode_reusing(prev, POD, new, got)
     assert json.dumps(again) == json.dumps(go_decode(prev, POD))
+    # and as a first decode, with nothing to reuse (what the decode cache does for a new object)
+    first = _decode_reusing(new, POD, {}, {})
+    assert json.dumps(first) == json.dumps(go_decode(new, POD))
