@@ -131,7 +131,7 @@ class Table:
 
     def get(self, namespace: str, name: str) -> Entry | None:
         """The entry at that key, if any."""
-        return self.entries.get(object_key(namespace, name))
+        return self.entries.get(f"{namespace}/{name}" if namespace else name)  # (object_key, inline)
 
     def put(self, entry: Entry) -> Entry | None:
         """Insert or replace an entry, keeping indexes; returns the previous entry."""
