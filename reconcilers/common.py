@@ -11,7 +11,7 @@ from fakeapi.errors import ApiError, is_not_found
 from fakeapi.jsonutil import fast_copy
 
 from . import constants as c
-from .resourcebuilder import is_controlled_by, meta
+from .resourcebuilder import EMPTY, is_controlled_by, meta
 
 Obj = dict[str, Any]
 
@@ -107,7 +107,7 @@ def delete_if_present(client: ClientLike, kind: str, name: str, namespace: str) 
 
 def has_finalizer(obj: Obj, finalizer: str) -> bool:
     """``controllerutil.ContainsFinalizer``."""
-    return finalizer in ((obj.get("metadata") or _NO_META).get("finalizers") or ())
+    return finalizer in ((obj.get("metadata") or EMPTY).get("finalizers") or ())
 
 
 def patch_finalizers(client: ClientLike, obj: Obj, *, add: Iterable[str] = (), remove: Iterable[str] = ()) -> Obj:
@@ -161,7 +161,6 @@ def patch_status(client: ClientLike, obj: Obj, values: dict[str, Any], status_ty
 
 
 _ABSENT: Any = object()
-_NO_META: dict[str, Any] = {}
 
 
 def _same_value(a: Any, b: Any) -> bool:

@@ -12,12 +12,13 @@ from typing import Any
 
 from fakeapi.host.predicates import Predicate
 
+from .resourcebuilder import EMPTY
+
 Obj = dict[str, Any]
 
 _META_KEYS = ("generation", "deletionTimestamp", "finalizers", "labels", "annotations", "ownerReferences")
 
 
-_NONE: dict[str, Any] = {}
 
 
 def _status(obj: Obj) -> dict[str, Any]:
@@ -25,7 +26,7 @@ def _status(obj: Obj) -> dict[str, Any]:
     return s if isinstance(s, dict) else {}
 
 
-# The predicates below read ``obj.get("metadata") or _NONE`` inline (one call less per event): the
+# The predicates below read ``obj.get("metadata") or EMPTY`` inline (one call less per event): the
 # objects are stored snapshots, whose metadata and status are maps when present.
 
 
@@ -36,7 +37,7 @@ def equal_reconciled_meta(old: Obj, new: Obj) -> bool:
     """The metadata the controllers branch on is unchanged (generation, deletion, finalizers, labels,
     annotations, owner references); server bookkeeping (resourceVersion, managedFields) is left out.
     An empty value and an absent one are the same."""
-    mo, mn = old.get("metadata") or _NONE, new.get("metadata") or _NONE
+    mo, mn = old.get("metadata") or EMPTY, new.get("metadata") or EMPTY
     for k in _META_KEYS:
         a, b = mo.get(k), mn.get(k)
         if a is b:
@@ -53,7 +54,7 @@ def equal_reconciled_meta(old: Obj, new: Obj) -> bool:
 def _runner_update(old: Obj, new: Obj) -> bool:
     if not equal_reconciled_meta(old, new) or old.get("spec") != new.get("spec"):
         return True
-    so, sn = old.get("status") or _NONE, new.get("status") or _NONE
+    so, sn = old.get("status") or EMPTY, new.get("status") or EMPTY
     return so.get("phase") != sn.get("phase") or so.get("runnerId") != sn.get("runnerId")
 
 
@@ -73,7 +74,7 @@ _ERS_STATUS_KEYS = (
 def _runner_set_update(old: Obj, new: Obj) -> bool:
     if not equal_reconciled_meta(old, new) or old.get("spec") != new.get("spec"):
         return True
-    so, sn = old.get("status") or _NONE, new.get("status") or _NONE
+    so, sn = old.get("status") or EMPTY, new.get("status") or EMPTY
     return any(so.get(k) != sn.get(k) for k in _ERS_STATUS_KEYS)
 
 
@@ -90,10 +91,10 @@ def _ready(pod: Obj) -> bool:
 
 
 def _pod_update(old: Obj, new: Obj) -> bool:
-    mo, mn = old.get("metadata") or _NONE, new.get("metadata") or _NONE
+    mo, mn = old.get("metadata") or EMPTY, new.get("metadata") or EMPTY
     if mo.get("uid") != mn.get("uid") or mo.get("deletionTimestamp") != mn.get("deletionTimestamp"):
         return True
-    so, sn = old.get("status") or _NONE, new.get("status") or _NONE
+    so, sn = old.get("status") or EMPTY, new.get("status") or EMPTY
     for k in ("phase", "reason", "message", "containerStatuses", "initContainerStatuses"):
         if so.get(k) != sn.get(k):
             return True

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from fakeapi.jsonutil import fast_copy
@@ -57,12 +58,13 @@ def owner_reference(owner: Mapping[str, Any]) -> Obj:
     }
 
 
-_NO_META: Mapping[str, Any] = {}
+#: The empty map an absent ``metadata`` or ``status`` reads as (read-only: shared by every caller).
+EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
 def controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The controller owner reference of an object, if any (``metav1.GetControllerOf``)."""
-    for ref in (obj.get("metadata") or _NO_META).get("ownerReferences") or ():
+    for ref in (obj.get("metadata") or EMPTY).get("ownerReferences") or ():
         if isinstance(ref, dict) and ref.get("controller"):
             return ref
     return None

@@ -247,44 +247,38 @@ def test_mutating_a_shared_decoded_custom_resource_is_caught() -> None:
         a.api.check_snapshots()
 
 
-def test_a_controller_that_mutates_a_shared_read_stops_the_host(api: APIServer) -> None:
-    """The mutation is a bug: it ends the run instead of being retried as a reconcile error."""
+def _mutating_controller(api: APIServer, *, shared: bool) -> tuple[Any, list[int]]:
+    """A host with one ConfigMap controller that changes the object it read and asks to run again;
+    returns the host and the list its reconciles append to."""
     from fakeapi.host import Host
+    from fakeapi.host.builder import Result
 
     api.decoded.check = True
     host = Host(api, kubelet=False, garbage_collector=False)
     seen: list[int] = []
 
     def reconcile(ctx: Any, req: Any) -> Any:
-        from fakeapi.host.builder import Result
-
         cm = ctx.client.get("ConfigMap", req.name, req.namespace)
         cm["data"]["k"] = f"changed {len(seen)}"  # what ARC's Go code may do with its own deep copy
         seen.append(1)
-        return Result(requeue=True)
+        return Result(requeue=len(seen) < 3)
 
-    (host.controller("careless").for_("ConfigMap", api_version="v1")
-     .with_options(unsafe_disable_deep_copy=True).complete(reconcile))
+    host.controller("c").for_("ConfigMap", api_version="v1").with_options(unsafe_disable_deep_copy=shared) \
+        .complete(reconcile)
     api.create(_configmap())
+    return host, seen
+
+
+def test_a_controller_that_mutates_a_shared_read_stops_the_host(api: APIServer) -> None:
+    """The mutation is a bug: it ends the run instead of being retried as a reconcile error."""
+    host, seen = _mutating_controller(api, shared=True)
     with pytest.raises(SnapshotMutated, match="configmaps default/cm"):
         host.run_until_idle()
     assert len(seen) == 1
 
 
 def test_a_controller_with_copies_may_mutate_what_it_read(api: APIServer) -> None:
-    from fakeapi.host import Host
-
-    api.decoded.check = True
-    host = Host(api, kubelet=False, garbage_collector=False)
-    calls: list[int] = []
-
-    def reconcile(ctx: Any, req: Any) -> None:
-        cm = ctx.client.get("ConfigMap", req.name, req.namespace)
-        cm["data"]["k"] = "changed"
-        calls.append(1)
-
-    host.controller("owner").for_("ConfigMap", api_version="v1").complete(reconcile)
-    api.create(_configmap())
+    host, seen = _mutating_controller(api, shared=False)
     host.run_until_idle()
-    assert calls and api.get("ConfigMap", "cm", NS)["data"] == {"k": "v"}
+    assert len(seen) == 3 and api.get("ConfigMap", "cm", NS)["data"] == {"k": "v"}
     api.check_snapshots()
