@@ -106,12 +106,19 @@ class Collection:
             return False
         return self._delete(kind, ns, name, policy, e.uid)
 
-    def _process_foreground(self, uid: str) -> bool:
+    def _deleting_with(self, uid: str, finalizer: str) -> Any:
+        """The entry of owner ``uid`` when it is being deleted and still holds ``finalizer``, else None."""
         e = self.api.entry_by_uid(uid)
         if e is None:
-            return False
+            return None
         m = e.obj["metadata"]
-        if not m.get("deletionTimestamp") or FOREGROUND not in (m.get("finalizers") or []):
+        if not m.get("deletionTimestamp") or finalizer not in (m.get("finalizers") or []):
+            return None
+        return e
+
+    def _process_foreground(self, uid: str) -> bool:
+        e = self._deleting_with(uid, FOREGROUND)
+        if e is None:
             return False
         did = False
         blocking = False
@@ -144,11 +151,8 @@ class Collection:
                            owner_uid=uid) or did
 
     def _orphan_dependents(self, uid: str) -> bool:
-        e = self.api.entry_by_uid(uid)
+        e = self._deleting_with(uid, ORPHAN)
         if e is None:
-            return False
-        m = e.obj["metadata"]
-        if not m.get("deletionTimestamp") or ORPHAN not in (m.get("finalizers") or []):
             return False
         for g, p, key in self.api.store.dependents_of(uid):
             dkind = self._kind_for(g, p)
