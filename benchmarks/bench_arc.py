@@ -3,6 +3,7 @@
 Run ``python benchmarks/bench_arc.py`` (``--runs N``, ``--runners N``, ``--tracemalloc``,
 ``--only lifecycle|scale``). Targets (issue 4): lifecycle median <= 100 ms; the scale run
 settles a spec change over 1,000 runners in <= 10 s. Numbers are printed, never asserted.
+The first line says which build runs: pure Python, or compiled (``FAKEAPI_MYPYC=1``, setup.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from samples import POD
 
+from fakeapi.buildinfo import build_description
 from reconcilers.revision import applied_revision, runner_revision, spec_revision
 from reconcilers.testing import ArcCluster
 
@@ -144,6 +146,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--tracemalloc", action="store_true")
     p.add_argument("--only", choices=["lifecycle", "scale"])
     args = p.parse_args(argv)
+    print(f"fakeapi build: {build_description()}")
     if args.only in (None, "lifecycle"):
         bench_lifecycle(args.runs)
     if args.only in (None, "scale"):

@@ -18,6 +18,10 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from fakeapi.buildinfo import build_description  # noqa: E402
+
 CLUSTERS = 3
 
 CHILD = """
@@ -52,7 +56,7 @@ def main() -> None:
         sys.exit("valgrind is not installed (apt-get install valgrind)")
     base, full = count(0), count(CLUSTERS)
     print(f"lifecycle: {(full - base) / CLUSTERS / 1e6:.0f} M instructions per run "
-          f"(cachegrind; {CLUSTERS} runs, setup and start-up subtracted)")
+          f"(cachegrind; {CLUSTERS} runs, setup and start-up subtracted; fakeapi build: {build_description()})")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ predicates, :class:`FaultRule` / :class:`ControllerCrash`, :class:`Kind`, and
 
 from __future__ import annotations
 
+from .buildinfo import warn_if_stale
 from .client import Client
 from .clock import Clock, parse_duration
 from .errors import (
@@ -60,3 +61,5 @@ __all__ = [
     "parse_duration",
     "semantic_equal",
 ]
+
+warn_if_stale()  # (an edited source whose compiled extension still runs: see setup.py)

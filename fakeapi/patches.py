@@ -32,6 +32,15 @@ from . import openapi
 from .jsonutil import fast_copy
 from .jsonutil import go_json_type as _json_type
 from .metavalidation import bad_value
+from .patcherrors import (
+    GENERIC_INVALID_MESSAGE,
+    MAX_JSON_PATCH_OPERATIONS,
+    PatchApplyError,
+    PatchError,
+    PatchFormatError,
+    PatchInternalError,
+    PatchTooLargeError,
+)
 
 __all__ = [
     "GENERIC_INVALID_MESSAGE",
@@ -48,59 +57,16 @@ __all__ = [
     "create_strategic_merge_patch",
 ]
 
-MAX_JSON_PATCH_OPERATIONS = 10_000
-GENERIC_INVALID_MESSAGE = "the server rejected our request due to an error in our request"
-
-
-class PatchError(Exception):
-    """A patch that cannot be applied; ``str(err)`` is the message."""
-
-    code = 500
-
-    @property
-    def message(self) -> str:
-        """The message text."""
-        return str(self)
-
-
-class PatchFormatError(PatchError):
-    """The patch cannot be decoded or is malformed: 400 BadRequest with this message."""
-
-    code = 400
-
-
-class PatchApplyError(PatchError):
-    """Applying the patch failed: 422 Invalid with the generic message (``detail`` is the library's text)."""
-
-    code = 422
-
-    def __init__(self, detail: str = "") -> None:
-        super().__init__(GENERIC_INVALID_MESSAGE)
-        self.detail = detail
-
-
-class PatchTooLargeError(PatchError):
-    """More than 10,000 JSON Patch operations: 413 RequestEntityTooLarge with this message."""
-
-    code = 413
-
-
-class PatchInternalError(PatchError):
-    """A strategic-merge error kube-apiserver surfaces as a plain 500 (no reason) with this message."""
-
-    code = 500
-
-
-
-
 # --- JSON Patch ---------------------------------------------------------------------------
 
 _NEGATIVE_SEGMENT = re.compile(r"/-\d")
 _VALUE_OPS = frozenset({"add", "replace", "test"})
 
 
-def apply_json_patch(doc: dict[str, Any], ops: Any) -> dict[str, Any]:
+def apply_json_patch(doc: dict[str, Any], ops: Any) -> Any:
     """Apply an RFC 6902 patch (the decoded body) to a copy of ``doc``.
+
+    The result is any JSON value (a patch may replace the root with a list): the caller checks it.
 
     ``null`` is an empty patch. A body that is not a list of objects raises
     PatchFormatError; more than 10,000 operations PatchTooLargeError; any

@@ -331,7 +331,7 @@ class _Node:
     def __init__(self) -> None:
         self.props: dict[str, _Node] | None = None
         self.ap: _Node | None = None
-        self.items: _Node = _NIL_PLACEHOLDER
+        self.items: _Node = self  # (_compile sets it; Go's nil schema _NIL is its own items)
         self.preserve = False
         self.embedded = False
         self.nullable = False
@@ -340,11 +340,8 @@ class _Node:
         self.defaulted: list[tuple[str, _Node]] = []
 
 
-_NIL_PLACEHOLDER: Any = None
 _NIL = _Node()  # Go's nil schema: prunes every key below it, never drops nulls or defaults
 _NIL.nullable = True
-_NIL.items = _NIL
-_NIL_PLACEHOLDER = _NIL
 
 _NODES: dict[int, tuple[Schema, _Node]] = {}
 

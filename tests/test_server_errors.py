@@ -633,11 +633,22 @@ def test_internal_failure_is_a_500_api_error_and_changes_nothing(api: APIServer,
     api.create(widget())
     kind = api.kinds.require("Widget", WIDGET_AV)
 
-    def boom(obj: dict[str, Any], *args: Any, **kwargs: Any) -> list[str]:
-        raise RuntimeError("kaboom")
+    class Boom:
+        """The kind's compiled schema, failing in its decode pipeline (on a body, or a copy of one)."""
 
-    monkeypatch.setattr(kind.compiled, "prepare", boom)
-    monkeypatch.setattr(kind.compiled, "prepare_copy", boom)  # the pipeline run on a copy of a request body
+        def __init__(self, real: Any) -> None:
+            self.real = real
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.real, name)
+
+        def prepare(self, obj: dict[str, Any], *args: Any, **kwargs: Any) -> list[str]:
+            raise RuntimeError("kaboom")
+
+        prepare_copy = prepare
+
+    # (the kind's attribute is replaced, not the schema's methods: compiled builds have read-only methods)
+    monkeypatch.setattr(kind, "compiled", Boom(kind.compiled))
     err = assert_rejected(api, lambda: api.create(widget("w2")), 500, "")
     assert "kaboom" in err.message
     assert api.trace.calls[-1].code == 500

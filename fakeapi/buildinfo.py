@@ -1,0 +1,68 @@
+"""Which of fakeapi's modules this install runs compiled (``FAKEAPI_MYPYC=1`` builds; see setup.py).
+
+A compiled build is an optimisation only: the same sources, compiled by mypyc. The benchmarks
+print :func:`build_description` so a figure always says which build it measured, and
+``fakeapi`` warns at import when an extension is older than its source (an editable install
+edited since it was built runs the old code until it is built again).
+"""
+
+from __future__ import annotations
+
+import warnings
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _extensions() -> dict[str, Path]:
+    """Module name -> extension file, for fakeapi's top-level modules built as extensions."""
+    out: dict[str, Path] = {}
+    try:
+        entries = list(PACKAGE_DIR.iterdir())
+    except OSError:  # (a zipped install: nothing compiled)
+        return out
+    for p in entries:
+        for suffix in EXTENSION_SUFFIXES:
+            if p.name.endswith(suffix):
+                stem = p.name[: -len(suffix)]
+                if not stem.endswith("__mypyc"):  # (mypyc's runtime library beside each module)
+                    out[stem] = p
+                break
+    return out
+
+
+def compiled_modules() -> list[str]:
+    """The fakeapi modules imported from compiled extensions (empty for a pure-Python install)."""
+    return sorted(f"fakeapi.{m}" for m in _extensions())
+
+
+def stale_modules() -> list[str]:
+    """Compiled modules whose source is newer than their extension (the extension still runs)."""
+    out = []
+    for name, ext in _extensions().items():
+        src = ext.with_name(name + ".py")
+        try:
+            if src.stat().st_mtime > ext.stat().st_mtime:
+                out.append(f"fakeapi.{name}")
+        except OSError:
+            continue
+    return sorted(out)
+
+
+def build_description() -> str:
+    """One line for benchmark output: pure Python, or which modules are compiled."""
+    mods = compiled_modules()
+    if not mods:
+        return "pure Python"
+    return f"compiled with mypyc ({len(mods)} modules: FAKEAPI_MYPYC=1 build)"
+
+
+def warn_if_stale() -> None:
+    """Warn when a compiled module's source changed after it was built: the old code would run."""
+    stale = stale_modules()
+    if stale:
+        warnings.warn(
+            f"fakeapi: {', '.join(stale)} changed after they were compiled, and the compiled (old) code "
+            "runs: build again (FAKEAPI_MYPYC=1 pip install -e .) or delete fakeapi/*.so for pure Python",
+            RuntimeWarning, stacklevel=2)

@@ -1,0 +1,65 @@
+"""Build hook: with ``FAKEAPI_MYPYC=1``, compile fakeapi's hot pure-function modules with mypyc.
+
+Everything else about the package is declared in ``pyproject.toml``. By default nothing is
+compiled: the package is pure Python and installs anywhere Python and pip run. With
+``FAKEAPI_MYPYC=1 pip install .`` (or ``-e .``), the modules in :data:`COMPILED` are compiled
+to C extensions (this needs a C compiler and the Python headers; pip fetches mypy for the
+build), as mypy and black ship their own wheels. The semantics are the same, and the test
+``tests/test_compiled_build.py`` checks that on a compiled copy: only the speed changes.
+
+An editable compiled install puts the extensions next to the sources, where they shadow
+them: after editing one of these modules, build again (``fakeapi`` warns at import when an
+extension is older than its source).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from setuptools import setup
+
+#: The modules compiled with FAKEAPI_MYPYC=1: pure functions and plain records over JSON
+#: values (the Go codec, the decode pipeline, patches, equality, metadata validation,
+#: selectors, the store). Classes a user may subclass or spy on (the server, the client,
+#: the host) stay Python; so do exception classes with class attributes (see patcherrors.py).
+COMPILED = [
+    "fakeapi/defaults.py",
+    "fakeapi/gccollect.py",
+    "fakeapi/godecode.py",
+    "fakeapi/gomodel.py",
+    "fakeapi/jsonutil.py",
+    "fakeapi/metavalidation.py",
+    "fakeapi/patches.py",
+    "fakeapi/schema.py",
+    "fakeapi/selectors.py",
+    "fakeapi/semantic.py",
+    "fakeapi/store.py",
+    "fakeapi/structural.py",
+    "fakeapi/trace.py",
+]
+
+WANTED = os.environ.get("FAKEAPI_MYPYC") == "1"
+
+
+def ext_modules() -> list:
+    """The mypyc extensions to build: none unless FAKEAPI_MYPYC=1."""
+    if not WANTED:
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        # pip's first pass only asks for the build requirements (mypy, below); a build
+        # without build isolation needs mypy installed already
+        print("FAKEAPI_MYPYC=1: mypy is not installed yet; building without compiled modules", file=sys.stderr)
+        return []
+    # FAKEAPI_MYPYC_OPT: the C optimisation level (0 builds fastest: the test of the compiled build uses it)
+    return mypycify(COMPILED, opt_level=os.environ.get("FAKEAPI_MYPYC_OPT", "3"), separate=True)
+
+
+setup(
+    ext_modules=ext_modules(),
+    # the build requirements of a compiled build (PEP 517: pip installs them before building)
+    setup_requires=["mypy>=1.11"] if WANTED else [],
+    options={"build_ext": {"parallel": os.cpu_count() or 1}},
+)
