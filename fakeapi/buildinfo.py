@@ -15,11 +15,11 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-def _extensions() -> dict[str, Path]:
-    """Module name -> extension file, for fakeapi's top-level modules built as extensions."""
+def _extensions(directory: Path) -> dict[str, Path]:
+    """Module name -> extension file, for the top-level modules of a package built as extensions."""
     out: dict[str, Path] = {}
     try:
-        entries = list(PACKAGE_DIR.iterdir())
+        entries = list(directory.iterdir())
     except OSError:  # (a zipped install: nothing compiled)
         return out
     for p in entries:
@@ -32,15 +32,15 @@ def _extensions() -> dict[str, Path]:
     return out
 
 
-def compiled_modules() -> list[str]:
+def compiled_modules(directory: Path = PACKAGE_DIR) -> list[str]:
     """The fakeapi modules imported from compiled extensions (empty for a pure-Python install)."""
-    return sorted(f"fakeapi.{m}" for m in _extensions())
+    return sorted(f"fakeapi.{m}" for m in _extensions(directory))
 
 
-def stale_modules() -> list[str]:
+def stale_modules(directory: Path = PACKAGE_DIR) -> list[str]:
     """Compiled modules whose source is newer than their extension (the extension still runs)."""
     out = []
-    for name, ext in _extensions().items():
+    for name, ext in _extensions(directory).items():
         src = ext.with_name(name + ".py")
         try:
             if src.stat().st_mtime > ext.stat().st_mtime:
@@ -58,9 +58,9 @@ def build_description() -> str:
     return f"compiled with mypyc ({len(mods)} modules: FAKEAPI_MYPYC=1 build)"
 
 
-def warn_if_stale() -> None:
+def warn_if_stale(directory: Path = PACKAGE_DIR) -> None:
     """Warn when a compiled module's source changed after it was built: the old code would run."""
-    stale = stale_modules()
+    stale = stale_modules(directory)
     if stale:
         warnings.warn(
             f"fakeapi: {', '.join(stale)} changed after they were compiled, and the compiled (old) code "
