@@ -38,7 +38,13 @@ def compiled_modules(directory: Path = PACKAGE_DIR) -> list[str]:
 
 
 def stale_modules(directory: Path = PACKAGE_DIR) -> list[str]:
-    """Compiled modules whose source is newer than their extension (the extension still runs)."""
+    """Compiled modules whose source is newer than their extension (the extension still runs).
+
+    Only in a source checkout (setup.py beside the package, as in an editable install): an
+    installed wheel's files carry the times pip gave them, which say nothing about the build.
+    """
+    if not (directory.parent / "setup.py").is_file():
+        return []
     out = []
     for name, ext in _extensions(directory).items():
         src = ext.with_name(name + ".py")

@@ -19,35 +19,51 @@ def _touch(path: Path, mtime: float) -> None:
     os.utime(path, (mtime, mtime))
 
 
-def test_a_pure_package_has_no_compiled_modules(tmp_path: Path) -> None:
-    _touch(tmp_path / "server.py", 100)
-    assert buildinfo.compiled_modules(tmp_path) == []
-    assert buildinfo.stale_modules(tmp_path) == []
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    """A package directory in a source checkout (setup.py beside it)."""
+    (tmp_path / "setup.py").write_text("")
+    (tmp_path / "fakeapi").mkdir()
+    return tmp_path / "fakeapi"
 
 
-def test_extensions_are_the_compiled_modules_and_mypycs_runtime_libraries_are_not(tmp_path: Path) -> None:
+def test_a_pure_package_has_no_compiled_modules(package: Path) -> None:
+    _touch(package / "server.py", 100)
+    assert buildinfo.compiled_modules(package) == []
+    assert buildinfo.stale_modules(package) == []
+
+
+def test_extensions_are_the_compiled_modules_and_mypycs_runtime_libraries_are_not(package: Path) -> None:
     for name in ("patches", "gomodel"):
-        _touch(tmp_path / f"{name}.py", 100)
-        _touch(tmp_path / f"{name}{SUFFIX}", 200)
-        _touch(tmp_path / f"{name}__mypyc{SUFFIX}", 200)
-    _touch(tmp_path / "server.py", 100)
-    assert buildinfo.compiled_modules(tmp_path) == ["fakeapi.gomodel", "fakeapi.patches"]
-    assert buildinfo.stale_modules(tmp_path) == []
+        _touch(package / f"{name}.py", 100)
+        _touch(package / f"{name}{SUFFIX}", 200)
+        _touch(package / f"{name}__mypyc{SUFFIX}", 200)
+    _touch(package / "server.py", 100)
+    assert buildinfo.compiled_modules(package) == ["fakeapi.gomodel", "fakeapi.patches"]
+    assert buildinfo.stale_modules(package) == []
 
 
-def test_a_source_edited_after_its_build_is_stale(tmp_path: Path) -> None:
-    _touch(tmp_path / f"patches{SUFFIX}", 200)
-    _touch(tmp_path / "patches.py", 300)
-    _touch(tmp_path / f"gomodel{SUFFIX}", 200)
-    _touch(tmp_path / "gomodel.py", 100)
-    assert buildinfo.stale_modules(tmp_path) == ["fakeapi.patches"]
+def test_a_source_edited_after_its_build_is_stale(package: Path) -> None:
+    _touch(package / f"patches{SUFFIX}", 200)
+    _touch(package / "patches.py", 300)
+    _touch(package / f"gomodel{SUFFIX}", 200)
+    _touch(package / "gomodel.py", 100)
+    assert buildinfo.stale_modules(package) == ["fakeapi.patches"]
 
 
-def test_a_stale_build_warns_naming_the_modules_and_the_fix(tmp_path: Path) -> None:
-    _touch(tmp_path / f"patches{SUFFIX}", 200)
-    _touch(tmp_path / "patches.py", 300)
+def test_an_installed_package_is_never_stale_whatever_the_file_times(package: Path) -> None:
+    (package.parent / "setup.py").unlink()  # (a wheel installed in site-packages: no setup.py beside it)
+    _touch(package / f"patches{SUFFIX}", 200)
+    _touch(package / "patches.py", 300)
+    assert buildinfo.compiled_modules(package) == ["fakeapi.patches"]
+    assert buildinfo.stale_modules(package) == []
+
+
+def test_a_stale_build_warns_naming_the_modules_and_the_fix(package: Path) -> None:
+    _touch(package / f"patches{SUFFIX}", 200)
+    _touch(package / "patches.py", 300)
     with pytest.warns(RuntimeWarning, match=r"fakeapi\.patches changed after .*\(FAKEAPI_MYPYC=1 pip install -e \."):
-        buildinfo.warn_if_stale(tmp_path)
+        buildinfo.warn_if_stale(package)
 
 
 def test_this_checkout_is_not_stale_and_says_which_build_it_is() -> None:
