@@ -84,6 +84,7 @@ def _run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[
     return subprocess.run([sys.executable, *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=1800)
 
 
+@pytest.mark.slow_first
 @pytest.mark.skipif(_compiler() is None, reason="no C compiler: the compiled build cannot be made here")
 def test_the_compiled_build_behaves_as_the_pure_one(tmp_path: Path) -> None:
     pytest.importorskip("mypyc", reason="mypy (the test extra) brings mypyc")
