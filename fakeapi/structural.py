@@ -328,10 +328,10 @@ class _Node:
 
     __slots__ = ("ap", "default", "defaulted", "embedded", "has_default", "items", "nullable", "preserve", "props")
 
-    def __init__(self) -> None:
+    def __init__(self, items: _Node | None = None) -> None:
         self.props: dict[str, _Node] | None = None
         self.ap: _Node | None = None
-        self.items: _Node = self  # (_compile sets it; Go's nil schema _NIL is its own items)
+        self.items: _Node = self if items is None else items  # (only Go's nil schema _NIL is its own items)
         self.preserve = False
         self.embedded = False
         self.nullable = False
@@ -350,8 +350,7 @@ def _compile(schema: Schema) -> _Node:
     hit = _NODES.get(id(schema))
     if hit is not None and hit[0] is schema:
         return hit[1]
-    n = _Node()
-    n.items = _NIL
+    n = _Node(_NIL)
     _NODES[id(schema)] = (schema, n)
     n.preserve = bool(schema.get(_PRESERVE))
     n.embedded = bool(schema.get(_EMBEDDED))
