@@ -313,19 +313,18 @@ class APIServer:
         return ns
 
     def _decode(self, kind: Kind, obj: dict[str, Any], field_validation: str, *, copy: bool = True,
-                normalize: bool = True, shared: bool = False, base: dict[str, Any] | None = None) -> dict[str, Any]:
+                shared: bool = False, base: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run the decode pipeline on a request body: numbers, pruning, nulls, defaults.
 
         The body is copied first unless ``copy`` is False (the caller owns it outright); a
-        copy is normalized (integral floats made ints). ``normalize=False`` skips the float
-        check of a body known to hold none. ``shared``: the body shares parts with stored
-        objects (a patch's result) and is copied, normalized only if ``normalize``; the parts
-        it shares with ``base`` (the stored object patched) stay shared, as decoded already.
+        copy is normalized (integral floats made ints). ``shared``: the body shares parts with
+        stored objects (a patch's result) and is copied and normalized all the same; the parts
+        it shares with ``base`` (the stored object patched) stay shared, as decoded already
+        (stored objects hold no integral floats: normalizing them would change nothing).
         """
         if field_validation not in ("Ignore", "Warn", "Strict", ""):
             raise errors.bad_request(
                 f'fieldValidation: Unsupported value: "{field_validation}": supported values: "Ignore", "Strict", "Warn"')
-        norm = copy or normalize
         copied = copy or shared
         # copy and prune in one walk when the body is copied (metadata first: it is checked before pruning)
         fused = copied and kind.compiled is not None and type(obj) is dict
@@ -338,7 +337,7 @@ class APIServer:
         elif fused:
             meta = obj.get("metadata")
             bmeta = base.get("metadata") if base is not None else None
-            cp = _copy_json if norm else fast_copy
+            cp = _copy_json
             if meta is None:
                 meta = {}
             elif type(meta) is dict and type(bmeta) is dict:
@@ -348,10 +347,7 @@ class APIServer:
             else:
                 meta = cp(meta)
         else:
-            if copied:
-                obj = _copy_json(obj) if norm else fast_copy(obj)
-            elif normalize:
-                obj = normalize_numbers(obj)
+            obj = _copy_json(obj) if copied else normalize_numbers(obj)
             meta = obj.get("metadata")
             if meta is None:
                 meta = obj["metadata"] = {}
@@ -364,7 +360,7 @@ class APIServer:
             meta.pop("selfLink", None)
         warnings: list[str]
         if fused:
-            obj, warnings = kind.compiled.prepare_copy(obj, meta, normalize=norm, base=base,
+            obj, warnings = kind.compiled.prepare_copy(obj, meta, base=base,
                                                        prune_metadata=not stored_meta)
         else:
             warnings = kind.compiled.prepare(obj) if kind.compiled is not None else []
@@ -1008,7 +1004,7 @@ class APIServer:
                 result["apiVersion"], result["kind"] = k.api_version, k.kind
             # merge patches share the untouched parts of the stored object (kept shared by the decoder);
             # a JSON Patch may share the caller's values
-            decoded = self._decode(k, result, field_validation, copy=ptype == "json", normalize=_has_float(body),
+            decoded = self._decode(k, result, field_validation, copy=ptype == "json",
                                    shared=ptype != "json", base=current if ptype != "json" else None)
             dmeta = decoded["metadata"]
             dmeta["name"] = name
@@ -1431,22 +1427,6 @@ def _typed(kind: Kind) -> bool:
     return bool(kind.extra.get("typed"))
 
 
-def _has_float(value: Any) -> bool:
-    """Does a JSON value hold a float anywhere?"""
-    t = type(value)
-    if t is float:
-        return True
-    if t is dict:
-        value = value.values()
-    elif t is not list:
-        return False
-    for v in value:  # a loop, not any(): no generator per container on the write path
-        tv = type(v)
-        if tv is float or ((tv is dict or tv is list) and _has_float(v)):
-            return True
-    return False
-
-
 #: Deep-copy a JSON value, turning integral floats into ints (one pass of copy + normalize_numbers).
 _copy_json = copy_normalized
 #: Values a copy keeps as they are (a float may need normalizing: it is copied).
@@ -1518,10 +1498,92 @@ _NO_BASE: dict[str, Any] = {}
 
 
 def _check_meta_types(kind: Kind, meta: dict[str, Any], base: dict[str, Any] | None = None) -> None:
-    """Reject metadata a Go decoder could not unmarshal into ObjectMeta (400).
+    """Reject metadata a Go decoder could not unmarshal into ObjectMeta (400); drop its nulls and empties.
 
     ``base``: stored metadata whose maps and lists ``meta`` may share (checked when stored).
+    One pass over the keys settles the common case (every value of its Go type); anything
+    else goes through :func:`_check_meta_types_in_order`, which raises the first error in
+    the order the Go decoder reports them.
     """
+    b = base if base is not None else _NO_BASE
+    nulls = empties = False
+    for k, v in meta.items():
+        if v is None:
+            nulls = True
+            continue
+        want = _META_WANT.get(k)
+        if want is None:
+            continue  # (a field the decoder does not check here)
+        tv = type(v)
+        if want is str:
+            if tv is not str:
+                break
+        elif want is dict:  # labels, annotations: map[string]string
+            if v is b.get(k):
+                if not v:
+                    empties = True
+                continue
+            if tv is not dict:
+                break
+            if not v:
+                empties = True
+            elif not all(type(x) is str for x in v.values()):
+                break
+        elif want is list:  # finalizers: []string
+            if v is b.get(k):
+                if not v:
+                    empties = True
+                continue
+            if tv is not list or not all(type(x) is str for x in v):
+                break
+            if not v:
+                empties = True
+        elif want is int:  # generation, deletionGracePeriodSeconds: int64
+            if tv is not int:
+                break
+        else:  # ownerReferences
+            if v is b.get(k):
+                if not v:
+                    empties = True
+                continue
+            if tv is not list or not all(type(r) is dict and _owner_ref_typed(r) for r in v):
+                break
+            if not v:
+                empties = True
+    else:
+        if nulls:
+            for f in [f for f, v in meta.items() if v is None]:
+                del meta[f]
+        if empties:
+            for f in ("labels", "annotations", "finalizers", "ownerReferences"):
+                if f in meta and not meta[f]:
+                    del meta[f]
+        return
+    _check_meta_types_in_order(meta, base)
+
+
+#: The Go type :func:`_check_meta_types` expects of each ObjectMeta field it checks (``tuple``:
+#: ownerReferences, a list of OwnerReference structs).
+_META_WANT: dict[str, Any] = {
+    "name": str, "generateName": str, "namespace": str, "uid": str, "resourceVersion": str,
+    "creationTimestamp": str, "deletionTimestamp": str, "labels": dict, "annotations": dict,
+    "finalizers": list, "ownerReferences": tuple, "generation": int, "deletionGracePeriodSeconds": int,
+}
+_OWNER_REF_TYPES = (("apiVersion", str), ("kind", str), ("name", str), ("uid", str),
+                    ("controller", bool), ("blockOwnerDeletion", bool))
+
+
+def _owner_ref_typed(ref: dict[str, Any]) -> bool:
+    """Does every typed field of an ownerReference hold its Go type (or null)?"""
+    for f, t in _OWNER_REF_TYPES:
+        v = ref.get(f)
+        if v is not None and type(v) is not t:
+            return False
+    return True
+
+
+def _check_meta_types_in_order(meta: dict[str, Any], base: dict[str, Any] | None) -> None:
+    """:func:`_check_meta_types`, field by field in the Go decoder's order (the first error is raised)."""
     def fail(field_name: str, v: Any, go_type: str) -> None:
         raise errors.bad_request(
             f"json: cannot unmarshal {_json_type(v)} into Go struct field ObjectMeta.metadata.{field_name} "

@@ -57,6 +57,60 @@ def prune(obj: dict[str, Any], schema: Schema | None) -> list[str]:
     return pruned
 
 
+def _prune_meta_at(meta: Any, chain: Chain, pruned: list[str], base: Any = None) -> None:
+    """:func:`_prune_meta` at the path of a (parent, key) chain, whose text is only made when needed."""
+    if type(meta) is dict and _meta_prunes(meta, base if type(base) is dict else None):
+        _prune_meta(meta, chain_text(chain), pruned, base)
+
+
+def _meta_prunes(meta: dict[str, Any], base: dict[str, Any] | None) -> bool:
+    """Could pruning ``meta`` change anything? False settles it without a walk: every key is an
+    ObjectMeta field, the string maps and lists hold scalars, and every ownerReference holds only
+    its own fields, with scalar values (or the map or list is ``base``'s, pruned when stored)."""
+    known, ref_known = _meta_fields()
+    for k, v in meta.items():
+        if k not in known:
+            return True
+        tv = type(v)
+        if tv is not dict and tv is not list:
+            continue
+        if base is not None and v is base.get(k):
+            continue
+        if tv is dict:
+            if k != "labels" and k != "annotations":
+                return True
+            for x in v.values():
+                if type(x) is dict or type(x) is list:
+                    return True
+        elif k == "finalizers":
+            for x in v:
+                if type(x) is dict or type(x) is list:
+                    return True
+        elif k == "ownerReferences":
+            for ref in v:
+                if type(ref) is list:
+                    return True
+                if type(ref) is dict:
+                    for rk, rv in ref.items():
+                        if rk not in ref_known or type(rv) is dict or type(rv) is list:
+                            return True
+        else:
+            return True
+    return False
+
+
+def _meta_fields() -> tuple[frozenset[str], frozenset[str]]:
+    """The field names of ObjectMeta and of an OwnerReference, from the schema metadata is pruned with."""
+    global _META_FIELD_NAMES
+    if _META_FIELD_NAMES is None:
+        props = _object_meta_schema()["properties"]
+        _META_FIELD_NAMES = (frozenset(props), frozenset(props["ownerReferences"]["items"]["properties"]))
+    return _META_FIELD_NAMES
+
+
+_META_FIELD_NAMES: tuple[frozenset[str], frozenset[str]] | None = None
+
+
 def _prune_meta(meta: Any, path: str, pruned: list[str], base: Any = None) -> None:
     """Prune ``metadata`` by ObjectMeta's schema; maps and lists that *are* ``base``'s (stored
     metadata, pruned when it was stored and never mutated) are not walked again."""
@@ -417,7 +471,7 @@ def _run(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], preserve: 
                         drop = []
                     drop.append(k)
             elif k == "metadata" and type(v) is dict:
-                _prune_meta(v, chain_text((path, "metadata")), pruned)
+                _prune_meta_at(v, (path, "metadata"), pruned)
             continue
         if sub is None:
             if ap is None:
@@ -534,9 +588,9 @@ def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], prese
             elif k == "metadata" and type(v) is dict:
                 if v is not metadata:
                     v = cp(v)
-                    _prune_meta(v, chain_text((path, "metadata")), pruned)
+                    _prune_meta_at(v, (path, "metadata"), pruned)
                 elif prune_metadata:
-                    _prune_meta(v, chain_text((path, "metadata")), pruned,
+                    _prune_meta_at(v, (path, "metadata"), pruned,
                                 base.get("metadata") if base is not None else None)
                 out[k] = v
             else:
@@ -573,7 +627,7 @@ def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], prese
     if metadata is not _MISSING and "metadata" not in x:
         out["metadata"] = metadata
         if type(metadata) is dict:
-            _prune_meta(metadata, chain_text((path, "metadata")), pruned)
+            _prune_meta_at(metadata, (path, "metadata"), pruned)
     if n.defaulted or (n.ap is not None and n.ap.has_default and not n.ap.nullable):
         _fill_defaults(out, n)
     return out

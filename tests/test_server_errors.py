@@ -653,3 +653,67 @@ def test_internal_failure_is_a_500_api_error_and_changes_nothing(api: APIServer,
     assert "kaboom" in err.message
     assert api.trace.calls[-1].code == 500
     expect_error(lambda: api.get("Widget", "w2", "ns"), 404, "NotFound")
+
+
+# --- metadata a Go decoder cannot unmarshal into ObjectMeta (400), and what it drops ---------------
+
+_REF = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": "u-1"}
+
+
+@pytest.mark.parametrize(("meta", "message"), [
+    ({"name": 7}, "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type string"),
+    ({"uid": ["x"]}, "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.uid of type string"),
+    ({"labels": "a=b"},
+     "json: cannot unmarshal string into Go struct field ObjectMeta.metadata.labels of type map[string]string"),
+    ({"labels": {"a": 1}}, "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string"),
+    ({"annotations": {"a": True}},
+     "json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.annotations of type string"),
+    ({"finalizers": "f"},
+     "json: cannot unmarshal string into Go struct field ObjectMeta.metadata.finalizers of type []string"),
+    ({"finalizers": ["a", 1]},
+     "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.finalizers of type []string"),
+    ({"ownerReferences": [1]}, "json: cannot unmarshal array into Go struct field "
+                               "ObjectMeta.metadata.ownerReferences of type []v1.OwnerReference"),
+    ({"ownerReferences": [{**_REF, "uid": 3}]},
+     "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.ownerReferences.uid of type string"),
+    ({"ownerReferences": [{**_REF, "controller": "yes"}]}, "json: cannot unmarshal string into Go struct field "
+                                                             "ObjectMeta.metadata.ownerReferences.controller of type bool"),
+    ({"generation": True},
+     "json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.generation of type int64"),
+    ({"generation": 1.5},
+     "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.generation of type int64"),
+    ({"deletionGracePeriodSeconds": "30"}, "json: cannot unmarshal string into Go struct field "
+                                           "ObjectMeta.metadata.deletionGracePeriodSeconds of type int64"),
+    # several wrong fields: the decoder's order, not the body's, picks the one reported
+    ({"generation": "1", "labels": {"a": 1}, "uid": 2},
+     "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.uid of type string"),
+    ({"ownerReferences": [{**_REF, "kind": 1}], "finalizers": [2]},
+     "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.finalizers of type []string"),
+])
+def test_metadata_of_the_wrong_go_type_is_a_400(meta: dict[str, Any], message: str) -> None:
+    api = make_api()
+    body = configmap(data={"a": "1"})
+    body["metadata"].update(meta)
+    assert_rejected(api, lambda: api.create(body), 400, "BadRequest", message)
+
+
+def test_metadata_nulls_and_empty_maps_and_lists_are_dropped() -> None:
+    api = make_api()
+    body = configmap(labels={}, annotations=None, finalizers=[], ownerReferences=[], generateName=None)
+    out = api.create(body)
+    assert {"labels", "annotations", "finalizers", "ownerReferences", "generateName"}.isdisjoint(out["metadata"])
+    # a label value of null is Go's "" (the map keeps the key)
+    out = api.create(configmap("cm2", labels={"a": None, "b": "x"}))
+    assert out["metadata"]["labels"] == {"a": "", "b": "x"}
+
+
+def test_a_patch_checks_only_the_metadata_it_changes() -> None:
+    api = make_api()
+    api.create(configmap(labels={"a": "b"}, finalizers=["example.com/f"]))
+    out = api.patch("ConfigMap", "cm1", {"metadata": {"annotations": {"k": "v"}}}, namespace="ns")
+    assert out["metadata"]["labels"] == {"a": "b"} and out["metadata"]["finalizers"] == ["example.com/f"]
+    assert_rejected(api, lambda: api.patch("ConfigMap", "cm1", {"metadata": {"annotations": {"k": 2}}}, namespace="ns"),
+                    400, "BadRequest",
+                    "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.annotations of type string")
+    out = api.patch("ConfigMap", "cm1", {"metadata": {"labels": None, "finalizers": []}}, namespace="ns")
+    assert "labels" not in out["metadata"] and "finalizers" not in out["metadata"]

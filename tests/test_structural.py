@@ -15,6 +15,7 @@ from fakeapi.structural import (
     inline_builtin,
     prune,
     run_pipeline,
+    run_pipeline_copy,
 )
 
 # The reference's running example (§8): Widget with spec.replicas default 1, items, mode enum.
@@ -228,3 +229,37 @@ def test_run_pipeline_matches_the_three_steps(obj: dict[str, Any]) -> None:
 )
 def test_chain_text(chain: Any, text: str) -> None:
     assert chain_text(chain) == text
+
+
+#: Metadata as the pipelines see it: what pruning ObjectMeta keeps and reports (the pipelines skip
+#: the walk when nothing could be pruned; ``prune`` always walks: both must agree).
+META_CASES = [
+    ("all known, scalars", {"name": "w", "uid": "u", "generation": 2, "labels": {"a": "b"},
+                            "annotations": {"k": "v"}, "finalizers": ["f"],
+                            "ownerReferences": [{"apiVersion": "v1", "kind": "K", "name": "o", "uid": "u",
+                                                 "controller": True}]}, []),
+    ("unknown field", {"name": "w", "zz": {"a": 1}}, ["metadata.zz"]),
+    ("unknown field of an ownerReference", {"ownerReferences": [{"uid": "u"}, {"uid": "v", "zz": 1}]},
+     ["metadata.ownerReferences[1].zz"]),
+    ("a map inside labels", {"labels": {"a": {"x": 1}}}, ["metadata.labels.a.x"]),
+    ("a list inside finalizers", {"finalizers": ["f", ["g"]]}, []),
+    ("a map inside finalizers", {"finalizers": [{"x": 1}]}, ["metadata.finalizers[0].x"]),
+    ("a map as the name", {"name": {"x": 1}}, ["metadata.name.x"]),
+    ("a map inside an ownerReference", {"ownerReferences": [{"uid": {"x": 1}}]},
+     ["metadata.ownerReferences[0].uid.x"]),
+    ("empty maps and lists", {"labels": {}, "finalizers": [], "ownerReferences": []}, []),
+]
+
+
+@pytest.mark.parametrize(("name", "meta", "paths"), META_CASES, ids=[c[0] for c in META_CASES])
+def test_metadata_is_pruned_alike_by_every_pipeline(name: str, meta: dict[str, Any], paths: list[str]) -> None:
+    walked = {"spec": {}, "metadata": copy.deepcopy(meta)}
+    assert prune(walked, WIDGET) == paths
+    body = {"spec": {}, "metadata": copy.deepcopy(meta)}
+    out, pruned = run_pipeline_copy(body, WIDGET, copy.deepcopy(meta))
+    assert [p for p in pruned if p.startswith("metadata")] == paths
+    assert out["metadata"] == walked["metadata"]
+    assert body["metadata"] == meta  # (the copy's metadata was the caller's copy)
+    in_place = {"spec": {}, "metadata": copy.deepcopy(meta)}
+    assert [p for p in run_pipeline(in_place, WIDGET) if p.startswith("metadata")] == paths
+    assert in_place["metadata"] == walked["metadata"]
