@@ -184,6 +184,10 @@ def _decode_reusing(obj: dict[str, Any], t: GoType | None, prev: dict[str, Any],
     plan, absent = t._plan, t._absent
     if plan is None or absent is None:
         plan, absent = field_plan(t)
+    if prev is not _NO_PREV and type(prev_out) is dict and len(obj) == len(prev) and list(obj) == list(prev):
+        done = _decode_changes(obj, t, prev, prev_out)
+        if done is not None:
+            return done
     scalars = t._scalars
     fields = t.fields
     out: dict[str, Any] = {}
@@ -231,5 +235,52 @@ def _decode_reusing(obj: dict[str, Any], t: GoType | None, prev: dict[str, Any],
             out[name] = zf()
     if kept is not None:
         for k, v, ft in kept:
+            _restore_member(out, k, v, ft)
+    return out
+
+
+def _decode_changes(obj: dict[str, Any], t: GoType, prev: dict[str, Any], prev_out: dict[str, Any]) -> Any:
+    """:func:`_decode_reusing` of a struct whose keys are ``prev``'s, in the same order: ``prev_out``
+    with the changed fields decoded again, or None when a change would move keys (a field omitted
+    before and present now, or an empty slice or map kept last), which the full walk handles.
+
+    The full walk gives fields as in ``obj``, then the zero values of absent fields, then the kept
+    empties; with the same keys in the same order the absent and kept fields are ``prev_out``'s,
+    and a field decoded in place before and after keeps its place.
+    """
+    plan = t._plan
+    assert plan is not None
+    scalars = t._scalars
+    fields = t.fields
+    out = prev_out.copy()
+    for k, v in obj.items():
+        pv = prev[k]
+        if pv is v:
+            continue
+        tv = type(v)
+        sc = scalars.get(k)
+        if sc is not None and tv is sc[0] and type(pv) is tv:  # a scalar as Go encodes it
+            if v or not sc[1]:
+                if k not in out:
+                    return None  # omitted before: it would move
+                out[k] = v
+            else:
+                out.pop(k, None)  # omitted now (a scalar is never kept last)
+            continue
+        f = fields.get(k)
+        if f is None:
+            continue  # not a field of the Go type: dropped, as before
+        po = out.get(k, _NONE)
+        if po is _NONE or not v or type(pv) is not tv:
+            return None
+        ft = f.type
+        if tv is dict and ft.kind == "struct":
+            out[k] = _decode_reusing(v, ft, pv, po) if type(po) is dict else _decode_reusing(v, ft, _NO_PREV, _NO_PREV)
+            continue
+        r = plan[k](v)
+        if r is OMIT:
+            return None
+        out[k] = r
+        if ft.kind in _RESTORED:
             _restore_member(out, k, v, ft)
     return out

@@ -93,6 +93,15 @@ _DROP = object()
         ("a field dropped", ("status", "conditions"), _DROP),
         ("an empty status", ("status",), {}),
         ("metadata emptied", ("metadata", "finalizers"), []),
+        # the same keys in the same order: only the changed fields are decoded again
+        ("a label value changed", ("metadata", "labels", "a"), "2"),
+        ("the namespace emptied (omitted now)", ("metadata", "namespace"), ""),
+        ("finalizers replaced", ("metadata", "finalizers"), ["a/b", "c/d"]),
+        ("a condition changed", ("status", "conditions"), [{"type": "Ready", "status": "True"}]),
+        ("the phase emptied", ("status", "phase"), ""),
+        ("a quantity changed deep in the spec", ("spec", "containers"),
+         [{"name": "c", "image": "busybox:2", "resources": {"limits": {"cpu": "2"}}}]),
+        ("a map replaced by null", ("metadata", "labels"), None),
     ],
 )
 def test_decoding_against_the_previous_snapshot_gives_what_a_whole_decode_gives(
