@@ -1527,14 +1527,14 @@ def _check_meta_types(kind: Kind, meta: dict[str, Any], base: dict[str, Any] | N
                 break
             if not v:
                 empties = True
-            elif not all(type(x) is str for x in v.values()):
+            elif not _ONLY_STR.issuperset(map(type, v.values())):
                 break
         elif want is list:  # finalizers: []string
             if v is b.get(k):
                 if not v:
                     empties = True
                 continue
-            if tv is not list or not all(type(x) is str for x in v):
+            if tv is not list or not _ONLY_STR.issuperset(map(type, v)):
                 break
             if not v:
                 empties = True
@@ -1569,6 +1569,8 @@ _META_WANT: dict[str, Any] = {
     "creationTimestamp": str, "deletionTimestamp": str, "labels": dict, "annotations": dict,
     "finalizers": list, "ownerReferences": tuple, "generation": int, "deletionGracePeriodSeconds": int,
 }
+#: (``_ONLY_STR.issuperset(map(type, values))``: are all the values strings? checked in C)
+_ONLY_STR = frozenset({str})
 _OWNER_REF_TYPES = (("apiVersion", str), ("kind", str), ("name", str), ("uid", str),
                     ("controller", bool), ("blockOwnerDeletion", bool))
 

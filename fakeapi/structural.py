@@ -77,15 +77,11 @@ def _meta_prunes(meta: dict[str, Any], base: dict[str, Any] | None) -> bool:
         if base is not None and v is base.get(k):
             continue
         if tv is dict:
-            if k != "labels" and k != "annotations":
+            if (k != "labels" and k != "annotations") or not _NOT_CONTAINERS.issuperset(map(type, v.values())):
                 return True
-            for x in v.values():
-                if type(x) is dict or type(x) is list:
-                    return True
         elif k == "finalizers":
-            for x in v:
-                if type(x) is dict or type(x) is list:
-                    return True
+            if not _NOT_CONTAINERS.issuperset(map(type, v)):
+                return True
         elif k == "ownerReferences":
             for ref in v:
                 if type(ref) is list:
@@ -109,6 +105,8 @@ def _meta_fields() -> tuple[frozenset[str], frozenset[str]]:
 
 
 _META_FIELD_NAMES: tuple[frozenset[str], frozenset[str]] | None = None
+#: The JSON types that hold nothing to prune (checked over a whole map or list in C: ``issuperset(map(type, ...))``).
+_NOT_CONTAINERS = frozenset({str, int, float, bool, type(None)})
 
 
 def _prune_meta(meta: Any, path: str, pruned: list[str], base: Any = None) -> None:
