@@ -89,6 +89,8 @@ class DecodeCache:
     def __init__(self, *, check: bool = False) -> None:
         #: (snapshot, decoded, kind, decoded serialised for copies, or None until first needed) by object
         self._memo: dict[tuple[str, str, str, str], tuple[Any, Any, Any, bytes | None]] = {}
+        #: (Go type, decoded value) by (id of the Go type, serialised value): see :meth:`_decode_new`
+        self._by_content: dict[tuple[int, bytes], tuple[GoType, Any]] = {}
         self.check = check
 
     def decode(self, kind: Any, snapshot: dict[str, Any], *, copy: bool = True) -> dict[str, Any]:
@@ -115,7 +117,7 @@ class DecodeCache:
                 if hit is not None and hit[2] is kind:
                     out = _decode_reusing(snapshot, kind.go_type, hit[0], hit[1])
                 else:  # go_decode, in one walk of the structs (not an encoding, then a restoring walk)
-                    out = _decode_reusing(snapshot, kind.go_type, _NO_PREV, _NO_PREV)
+                    out = self._decode_new(snapshot, kind.go_type)
                 out["apiVersion"], out["kind"] = kind.api_version, kind.kind
             hit = memo[key] = (snapshot, out, kind, freeze_json(out) if self.check else None)
         if not copy:
@@ -125,6 +127,48 @@ class DecodeCache:
             frozen = freeze_json(out)  # made once, for every copy of this snapshot
             memo[key] = (snapshot, out, kind, frozen)
         return thaw_json(frozen, out)
+
+    def _decode_new(self, snapshot: dict[str, Any], t: GoType) -> Any:
+        """The decoded form of an object seen for the first time (or again after its deletion).
+
+        Objects of a kind are often made from one template: the runners of a set share their
+        ``spec``. So a top-level struct field other than ``metadata`` whose content (its
+        serialised form) was decoded before, with the same Go type, takes that decoded value
+        (shared: decoded values are never mutated); the others are decoded, and remembered.
+        """
+        fields = t.fields
+        prev: dict[str, Any] | None = None
+        prev_out: dict[str, Any] | None = None
+        todo: list[tuple[str, GoType, bytes]] | None = None
+        shared = self._by_content
+        for k, v in snapshot.items():
+            if k == "metadata" or type(v) is not dict or not v:
+                continue
+            f = fields.get(k)
+            if f is None or f.type.kind != "struct":
+                continue
+            raw = freeze_json(v)
+            if raw is None or b"null" in raw:  # (NaN and infinities serialise as null: never keyed)
+                continue
+            ft = f.type
+            found = shared.get((id(ft), raw))
+            if found is not None and found[0] is ft:
+                if prev is None or prev_out is None:
+                    prev, prev_out = {}, {}
+                prev[k], prev_out[k] = v, found[1]  # reused by _decode_reusing: the value *is* prev's
+            else:
+                if todo is None:
+                    todo = []
+                todo.append((k, ft, raw))
+        out = _decode_reusing(snapshot, t, prev if prev is not None else _NO_PREV,
+                              prev_out if prev_out is not None else _NO_PREV)
+        if todo is not None:
+            if len(shared) + len(todo) > _BY_CONTENT_MAX:
+                shared.clear()
+            for k, ft, raw in todo:
+                if k in out:
+                    shared[(id(ft), raw)] = (ft, out[k])
+        return out
 
     def forget(self, group: str, plural: str, namespace: str, name: str) -> None:
         """Drop the entry of a deleted object."""
@@ -160,6 +204,8 @@ def _verify(key: tuple[str, str, str, str], hit: tuple[Any, Any, Any, bytes | No
 
 
 _NONE: Any = object()
+#: How many decoded values :meth:`DecodeCache._decode_new` keeps by content (then it starts again).
+_BY_CONTENT_MAX = 256
 #: The previous snapshot and decoded form of an object decoded for the first time: nothing to reuse.
 _NO_PREV: dict[str, Any] = {}
 #: The kinds :func:`_restore_member` does something for.

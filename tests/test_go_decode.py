@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -120,3 +121,57 @@ def test_decoding_against_the_previous_snapshot_gives_what_a_whole_decode_gives(
     # and as a first decode, with nothing to reuse (what the decode cache does for a new object)
     first = _decode_reusing(new, POD, {}, {})
     assert json.dumps(first) == json.dumps(go_decode(new, POD))
+
+
+# --- the decode cache: objects made from one template share the decoded form of their spec -----------
+
+def _typed_kind() -> Any:
+    """A custom kind whose Go type is Pod's (the cache decodes custom kinds field by field)."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(group="example.com", plural="things", kind="Thing", api_version="example.com/v1",
+                           builtin=False, go_type=POD)
+
+
+def _thing(name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "example.com/v1", "kind": "Thing", "metadata": {"name": name, "namespace": "ns"},
+            "spec": spec, "status": {"phase": "Pending"}}
+
+
+def test_objects_with_the_same_spec_share_its_decoded_form() -> None:
+    import json
+
+    from fakeapi.godecode import DecodeCache
+
+    cache, kind = DecodeCache(), _typed_kind()
+    spec = _BASE_POD["spec"]
+    a = cache.decode(kind, _thing("a", copy.deepcopy(spec)), copy=False)
+    b = cache.decode(kind, _thing("b", copy.deepcopy(spec)), copy=False)
+    for name, got in (("a", a), ("b", b)):
+        want = go_decode(_thing(name, spec), POD)
+        want["apiVersion"], want["kind"] = kind.api_version, kind.kind
+        assert json.dumps(got) == json.dumps(want)  # values and key order
+    assert b["spec"] is a["spec"]  # decoded once (read-only: handed out without a copy)
+    assert b["status"] is a["status"]  # (every top-level struct but metadata, which names the object)
+    assert b["metadata"] is not a["metadata"]
+    # another spec, or one holding a null (NaN would serialise as null too): decoded on its own
+    other = cache.decode(kind, _thing("c", {**spec, "restartPolicy": "Never"}), copy=False)
+    assert other["spec"] is not a["spec"] and other["spec"]["restartPolicy"] == "Never"
+    nulled = {**spec, "hostname": None}
+    d = cache.decode(kind, _thing("d", nulled), copy=False)
+    e = cache.decode(kind, _thing("e", copy.deepcopy(nulled)), copy=False)
+    assert d["spec"] == e["spec"] == go_decode(nulled, POD.fields["spec"].type)
+    assert d["spec"] is not e["spec"]
+
+
+def test_a_spec_decoded_by_content_stays_unmutated_under_the_snapshot_check() -> None:
+    from fakeapi.godecode import DecodeCache
+    from fakeapi.snapshots import SnapshotMutated
+
+    cache, kind = DecodeCache(check=True), _typed_kind()
+    a = cache.decode(kind, _thing("a", copy.deepcopy(_BASE_POD["spec"])), copy=False)
+    b = cache.decode(kind, _thing("b", copy.deepcopy(_BASE_POD["spec"])), copy=False)
+    assert b["spec"] is a["spec"]
+    a["spec"]["containers"][0]["image"] = "changed"  # a caller breaking the read-only contract
+    with pytest.raises(SnapshotMutated):
+        cache.check_all()
