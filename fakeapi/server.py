@@ -1571,16 +1571,17 @@ _META_WANT: dict[str, Any] = {
 }
 #: (``_ONLY_STR.issuperset(map(type, values))``: are all the values strings? checked in C)
 _ONLY_STR = frozenset({str})
-_OWNER_REF_STRINGS = ("apiVersion", "kind", "name", "uid")
-_OWNER_REF_BOOLS = ("controller", "blockOwnerDeletion")
-_STR_OR_NULL = frozenset({str, type(None)})
-_BOOL_OR_NULL = frozenset({bool, type(None)})
+_OWNER_REF_TYPES = (("apiVersion", str), ("kind", str), ("name", str), ("uid", str),
+                    ("controller", bool), ("blockOwnerDeletion", bool))
 
 
 def _owner_ref_typed(ref: dict[str, Any]) -> bool:
-    """Does every typed field of an ownerReference hold its Go type (or null)? (checked in C)"""
-    return (_STR_OR_NULL.issuperset(map(type, map(ref.get, _OWNER_REF_STRINGS)))
-            and _BOOL_OR_NULL.issuperset(map(type, map(ref.get, _OWNER_REF_BOOLS))))
+    """Does every typed field of an ownerReference hold its Go type (or null)?"""
+    for f, t in _OWNER_REF_TYPES:
+        v = ref.get(f)
+        if v is not None and type(v) is not t:
+            return False
+    return True
 
 
 def _check_meta_types_in_order(meta: dict[str, Any], base: dict[str, Any] | None) -> None:

@@ -68,9 +68,9 @@ def _meta_prunes(meta: dict[str, Any], base: dict[str, Any] | None) -> bool:
     ObjectMeta field, the string maps and lists hold scalars, and every ownerReference holds only
     its own fields, with scalar values (or the map or list is ``base``'s, pruned when stored)."""
     known, ref_known = _meta_fields()
-    if not known.issuperset(meta):
-        return True
     for k, v in meta.items():
+        if k not in known:
+            return True
         tv = type(v)
         if tv is not dict and tv is not list:
             continue
@@ -86,9 +86,10 @@ def _meta_prunes(meta: dict[str, Any], base: dict[str, Any] | None) -> bool:
             for ref in v:
                 if type(ref) is list:
                     return True
-                if type(ref) is dict and not (ref_known.issuperset(ref)
-                                              and _NOT_CONTAINERS.issuperset(map(type, ref.values()))):
-                    return True
+                if type(ref) is dict:
+                    for rk, rv in ref.items():
+                        if rk not in ref_known or type(rv) is dict or type(rv) is list:
+                            return True
         else:
             return True
     return False
