@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any, TypeGuard
@@ -631,7 +631,7 @@ def validate_object_meta(
     for key, check in _META_CHECKS:
         value = m.get(key)
         if value is not None and (old is None or (value is not (ov := o.get(key)) and value != ov)):
-            causes.extend(_checked(key, check, value))
+            causes.extend(check(value))
     warnings: list[str] = []
     if custom_resource:
         warnings = finalizer_warnings(m, old)
@@ -649,52 +649,6 @@ _META_CHECKS: tuple[tuple[str, Callable[[Any], list[Cause]]], ...] = (
     ("finalizers", validate_finalizers),
     ("managedFields", validate_managed_fields),
 )
-
-
-def _checked(key: str, check: Callable[[Any], list[Cause]], value: Any) -> Sequence[Cause]:
-    """``check(value)``, answered from memory for a value seen before (by content).
-
-    The checks of labels, annotations, finalizers and ownerReferences depend on the value
-    alone, and the objects a controller writes carry the same ones again and again.
-    """
-    ck = _content_key(key, value)
-    if ck is None:
-        return check(value)
-    hit = _CHECKED.get(ck)
-    if hit is None:
-        if len(_CHECKED) >= _CACHE_SIZE:
-            _CHECKED.clear()
-        hit = _CHECKED[ck] = tuple(check(value))
-    return hit
-
-
-_CHECKED: dict[tuple[str, Any], tuple[Cause, ...]] = {}
-_ONLY_STR = frozenset({str})
-_REF_VALUE_TYPES = frozenset({str, bool})
-
-
-def _content_key(key: str, value: Any) -> tuple[str, Any] | None:
-    """A hashable key equal for two values exactly when they are the same JSON value (None: no key).
-
-    Only strings (and, in ownerReferences, booleans) are keyed: ``True == 1`` in Python, but
-    not in JSON.
-    """
-    tv = type(value)
-    if tv is dict:
-        if _ONLY_STR.issuperset(map(type, value)) and _ONLY_STR.issuperset(map(type, value.values())):
-            return key, tuple(value.items())
-    elif tv is list:
-        if key == "ownerReferences":
-            refs = []
-            for r in value:
-                if type(r) is not dict or not _ONLY_STR.issuperset(map(type, r)) or not _REF_VALUE_TYPES.issuperset(
-                        map(type, r.values())):
-                    return None
-                refs.append(tuple(r.items()))
-            return key, tuple(refs)
-        if _ONLY_STR.issuperset(map(type, value)):
-            return key, tuple(value)
-    return None
 
 
 # --- ObjectMeta on update -------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
@@ -459,39 +458,3 @@ def test_dedup_owner_references_patch_wording_and_whole_object() -> None:
         ".metadata.ownerReferences contains duplicate entries after mutating admission happens; "
     )
 
-
-# --- the checks of maps and lists are remembered by content ------------------------------------------
-
-_CTRL = {"apiVersion": "v1", "kind": "ConfigMap", "name": "a", "uid": "u1", "controller": True}
-REMEMBERED = [
-    ("valid", {"name": "n", "namespace": "ns", "labels": {"a": "b"}, "finalizers": ["x.io/f"],
-               "ownerReferences": [_CTRL]}),
-    ("a bad label key", {"name": "n", "namespace": "ns", "labels": {"-bad-": "b"}}),
-    ("a bad annotation key", {"name": "n", "namespace": "ns", "annotations": {"a/b/c": "x"}}),
-    ("two controllers", {"name": "n", "namespace": "ns",
-                         "ownerReferences": [_CTRL, {**_CTRL, "name": "b", "uid": "u2"}]}),
-    ("controller 1, not true", {"name": "n", "namespace": "ns",
-                                "ownerReferences": [_CTRL, {**_CTRL, "name": "b", "uid": "u2", "controller": 1}]}),
-    ("orphan and foreground", {"name": "n", "namespace": "ns", "finalizers": ["orphan", "foregroundDeletion"]}),
-]
-
-
-@pytest.mark.parametrize(("name", "meta"), REMEMBERED, ids=[r[0] for r in REMEMBERED])
-def test_remembered_checks_answer_as_the_checks_themselves(name: str, meta: dict[str, Any]) -> None:
-    from fakeapi import metavalidation
-
-    metavalidation._CHECKED.clear()
-    first, _ = validate_object_meta(meta, namespaced=True)
-    again, _ = validate_object_meta(copy.deepcopy(meta), namespaced=True)  # the same content, other objects
-    metavalidation._CHECKED.clear()
-    fresh, _ = validate_object_meta(meta, namespaced=True)
-    assert first == again == fresh
-    assert bool(first) == (name != "valid")
-
-
-def test_true_and_1_are_not_the_same_controller_flag() -> None:
-    from fakeapi import metavalidation
-
-    two = [_CTRL, {**_CTRL, "name": "b", "uid": "u2"}]
-    assert metavalidation._content_key("ownerReferences", two) is not None
-    assert metavalidation._content_key("ownerReferences", [_CTRL, {**two[1], "controller": 1}]) is None
