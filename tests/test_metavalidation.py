@@ -457,4 +457,3 @@ def test_dedup_owner_references_patch_wording_and_whole_object() -> None:
     assert warnings[0].startswith(
         ".metadata.ownerReferences contains duplicate entries after mutating admission happens; "
     )
-
