@@ -44,10 +44,7 @@ class Collection:
         return did
 
     def _kind_for(self, group: str, plural: str) -> Kind | None:
-        for k in self.api.kinds.all():
-            if k.group == group and k.plural == plural:
-                return k
-        return None
+        return self.api.kinds.by_group_plural(group, plural)
 
     def _owner_state(self, dep_kind: Kind, dep_ns: str, ref: dict[str, Any]) -> str:
         """``solid``, ``dangling``, ``waiting`` (owner deleting in the foreground) or ``unresolvable``."""

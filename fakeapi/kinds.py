@@ -126,16 +126,20 @@ class KindRegistry:
         self._by_gvk: dict[tuple[str, str], Kind] = {}
         #: :meth:`find` answers by its arguments (every request resolves its kind): cleared on any change.
         self._found: dict[tuple[str, str | None], Kind | None] = {}
+        #: :meth:`by_group_plural` answers by (group, plural) (the garbage collector's lookups): cleared on any change.
+        self._by_resource: dict[tuple[str, str], Kind | None] = {}
 
     def register(self, kind: Kind) -> Kind:
         """Add or replace a kind."""
         self._by_gvk[(kind.api_version, kind.kind)] = kind
         self._found.clear()
+        self._by_resource.clear()
         return kind
 
     def unregister(self, api_version: str, kind: str) -> Kind | None:
         """Remove a kind; returns it (or None when it was not served)."""
         self._found.clear()
+        self._by_resource.clear()
         return self._by_gvk.pop((api_version, kind), None)
 
     def all(self) -> list[Kind]:
@@ -179,6 +183,16 @@ class KindRegistry:
             return None
         builtin = [k for k in candidates if k.builtin]
         return (builtin or candidates)[0]
+
+    def by_group_plural(self, group: str, plural: str) -> Kind | None:
+        """The first registered kind of a resource (group + plural), whatever its version."""
+        key = (group, plural)
+        try:
+            return self._by_resource[key]
+        except KeyError:
+            found = self._by_resource[key] = next(
+                (k for k in self._by_gvk.values() if k.group == group and k.plural == plural), None)
+            return found
 
     def by_resource(self, group: str, version: str, plural: str) -> Kind | None:
         """Look a kind up by REST coordinates (``/apis/{group}/{version}/{plural}``)."""

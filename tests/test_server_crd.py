@@ -129,6 +129,20 @@ class TestCrdLifecycle:
         out = api.get("Widget", "w1", "ns", api_version="example.com/v2")
         assert out["apiVersion"] == "example.com/v2"
 
+    def test_a_resource_resolves_to_its_first_version_until_the_kinds_change(self) -> None:
+        api = make_api()
+        crd = widget_crd()
+        v2 = copy.deepcopy(crd["spec"]["versions"][0])
+        v2["name"], v2["storage"] = "v2", False
+        crd["spec"]["versions"].append(v2)
+        api.register_crd(crd)
+        assert api.kinds.by_group_plural("example.com", "widgets") is api.kinds.find("Widget", "example.com/v1")
+        assert api.kinds.by_group_plural("example.com", "gadgets") is None
+        api.delete("CustomResourceDefinition", "widgets.example.com")
+        api.gc.run()
+        assert api.kinds.by_group_plural("example.com", "widgets") is None  # (the answer is not kept)
+        assert api.kinds.by_group_plural("", "pods") is api.kinds.find("Pod", "v1")
+
     def test_schemaless_crd_preserves_everything(self) -> None:
         api = APIServer()
         crd = widget_crd()
