@@ -43,9 +43,6 @@ class Collection:
             did |= self._terminate_namespace(ns)
         return did
 
-    def _kind_for(self, group: str, plural: str) -> Kind | None:
-        return self.api.kinds.by_group_plural(group, plural)
-
     def _owner_state(self, dep_kind: Kind, dep_ns: str, ref: dict[str, Any]) -> str:
         """``solid``, ``dangling``, ``waiting`` (owner deleting in the foreground) or ``unresolvable``."""
         owner_kind = self.api.kinds.find(str(ref.get("kind", "")), str(ref.get("apiVersion", "")))
@@ -63,7 +60,7 @@ class Collection:
         return "solid"
 
     def _attempt_to_delete(self, group: str, plural: str, ns: str, name: str) -> bool:
-        kind = self._kind_for(group, plural)
+        kind = self.api.kinds.by_group_plural(group, plural)
         if kind is None:
             return False
         e = self.api.store.table(group, plural).get(ns, name)
@@ -120,7 +117,7 @@ class Collection:
         did = False
         blocking = False
         for g, p, key in self.api.store.dependents_of(uid):
-            dkind = self._kind_for(g, p)
+            dkind = self.api.kinds.by_group_plural(g, p)
             dns, _, dname = key.rpartition("/")
             d = self.api.store.table(g, p).get(dns, dname)
             if dkind is None or d is None:
@@ -152,7 +149,7 @@ class Collection:
         if e is None:
             return False
         for g, p, key in self.api.store.dependents_of(uid):
-            dkind = self._kind_for(g, p)
+            dkind = self.api.kinds.by_group_plural(g, p)
             dns, _, dname = key.rpartition("/")
             d = self.api.store.table(g, p).get(dns, dname)
             if dkind is None or d is None:

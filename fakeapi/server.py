@@ -1555,24 +1555,26 @@ def _check_meta_types(kind: Kind, meta: dict[str, Any], base: dict[str, Any] | N
             for f in [f for f, v in meta.items() if v is None]:
                 del meta[f]
         if empties:
-            for f in ("labels", "annotations", "finalizers", "ownerReferences"):
+            for f in _META_DROPPED_EMPTY:
                 if f in meta and not meta[f]:
                     del meta[f]
         return
     _check_meta_types_in_order(meta, base)
 
 
+#: The maps and lists of ObjectMeta a Go decoder leaves nil when empty (omitempty drops them).
+_META_DROPPED_EMPTY = (*_META_STRING_MAPS, "finalizers", "ownerReferences")
 #: The Go type :func:`_check_meta_types` expects of each ObjectMeta field it checks (``tuple``:
 #: ownerReferences, a list of OwnerReference structs).
 _META_WANT: dict[str, Any] = {
-    "name": str, "generateName": str, "namespace": str, "uid": str, "resourceVersion": str,
-    "creationTimestamp": str, "deletionTimestamp": str, "labels": dict, "annotations": dict,
+    **dict.fromkeys(_META_STRINGS, str), **dict.fromkeys(_META_STRING_MAPS, dict),
     "finalizers": list, "ownerReferences": tuple, "generation": int, "deletionGracePeriodSeconds": int,
 }
 #: (``_ONLY_STR.issuperset(map(type, values))``: are all the values strings? checked in C)
 _ONLY_STR = frozenset({str})
-_OWNER_REF_TYPES = (("apiVersion", str), ("kind", str), ("name", str), ("uid", str),
-                    ("controller", bool), ("blockOwnerDeletion", bool))
+_OWNER_REF_STRINGS = ("apiVersion", "kind", "name", "uid")
+_OWNER_REF_BOOLS = ("controller", "blockOwnerDeletion")
+_OWNER_REF_TYPES = tuple((f, str) for f in _OWNER_REF_STRINGS) + tuple((f, bool) for f in _OWNER_REF_BOOLS)
 
 
 def _owner_ref_typed(ref: dict[str, Any]) -> bool:
@@ -1614,10 +1616,10 @@ def _check_meta_types_in_order(meta: dict[str, Any], base: dict[str, Any] | None
         if not isinstance(refs, list) or not all(isinstance(x, dict) for x in refs):
             fail("ownerReferences", refs, "[]v1.OwnerReference")
         for ref in refs:
-            for f in ("apiVersion", "kind", "name", "uid"):
+            for f in _OWNER_REF_STRINGS:
                 if ref.get(f) is not None and not isinstance(ref[f], str):
                     fail(f"ownerReferences.{f}", ref[f], "string")
-            for f in ("controller", "blockOwnerDeletion"):
+            for f in _OWNER_REF_BOOLS:
                 if ref.get(f) is not None and not isinstance(ref[f], bool):
                     fail(f"ownerReferences.{f}", ref[f], "bool")
     grace = meta.get("deletionGracePeriodSeconds")
@@ -1629,7 +1631,7 @@ def _check_meta_types_in_order(meta: dict[str, Any], base: dict[str, Any] | None
     # drop explicit nulls the Go decoder would leave at zero
     for f in [f for f, v in meta.items() if v is None]:
         del meta[f]
-    for f in ("labels", "annotations", "finalizers", "ownerReferences"):
+    for f in _META_DROPPED_EMPTY:
         if f in meta and not meta[f]:
             del meta[f]
 

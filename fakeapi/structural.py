@@ -57,63 +57,21 @@ def prune(obj: dict[str, Any], schema: Schema | None) -> list[str]:
     return pruned
 
 
+def _prune_meta(meta: Any, path: str, pruned: list[str], base: Any = None) -> None:
+    """Prune ``metadata`` by ObjectMeta's schema; maps and lists that *are* ``base``'s (stored
+    metadata, pruned when it was stored and never mutated) are not walked again, and metadata
+    with nothing that could be pruned (:func:`_meta_prunes`) is not walked at all."""
+    if type(meta) is dict and _meta_prunes(meta, base if type(base) is dict else None):
+        _walk_meta(meta, path, pruned, base)
+
+
 def _prune_meta_at(meta: Any, chain: Chain, pruned: list[str], base: Any = None) -> None:
     """:func:`_prune_meta` at the path of a (parent, key) chain, whose text is only made when needed."""
     if type(meta) is dict and _meta_prunes(meta, base if type(base) is dict else None):
-        _prune_meta(meta, chain_text(chain), pruned, base)
+        _walk_meta(meta, chain_text(chain), pruned, base)
 
 
-def _meta_prunes(meta: dict[str, Any], base: dict[str, Any] | None) -> bool:
-    """Could pruning ``meta`` change anything? False settles it without a walk: every key is an
-    ObjectMeta field, the string maps and lists hold scalars, and every ownerReference holds only
-    its own fields, with scalar values (or the map or list is ``base``'s, pruned when stored)."""
-    known, ref_known = _meta_fields()
-    for k, v in meta.items():
-        if k not in known:
-            return True
-        tv = type(v)
-        if tv is not dict and tv is not list:
-            continue
-        if base is not None and v is base.get(k):
-            continue
-        if tv is dict:
-            if (k != "labels" and k != "annotations") or not _NOT_CONTAINERS.issuperset(map(type, v.values())):
-                return True
-        elif k == "finalizers":
-            if not _NOT_CONTAINERS.issuperset(map(type, v)):
-                return True
-        elif k == "ownerReferences":
-            for ref in v:
-                if type(ref) is list:
-                    return True
-                if type(ref) is dict:
-                    for rk, rv in ref.items():
-                        if rk not in ref_known or type(rv) is dict or type(rv) is list:
-                            return True
-        else:
-            return True
-    return False
-
-
-def _meta_fields() -> tuple[frozenset[str], frozenset[str]]:
-    """The field names of ObjectMeta and of an OwnerReference, from the schema metadata is pruned with."""
-    global _META_FIELD_NAMES
-    if _META_FIELD_NAMES is None:
-        props = _object_meta_schema()["properties"]
-        _META_FIELD_NAMES = (frozenset(props), frozenset(props["ownerReferences"]["items"]["properties"]))
-    return _META_FIELD_NAMES
-
-
-_META_FIELD_NAMES: tuple[frozenset[str], frozenset[str]] | None = None
-#: The JSON types that hold nothing to prune (checked over a whole map or list in C: ``issuperset(map(type, ...))``).
-_NOT_CONTAINERS = frozenset({str, int, float, bool, type(None)})
-
-
-def _prune_meta(meta: Any, path: str, pruned: list[str], base: Any = None) -> None:
-    """Prune ``metadata`` by ObjectMeta's schema; maps and lists that *are* ``base``'s (stored
-    metadata, pruned when it was stored and never mutated) are not walked again."""
-    if type(meta) is not dict:
-        return
+def _walk_meta(meta: dict[str, Any], path: str, pruned: list[str], base: Any) -> None:
     if type(base) is not dict:
         _prune(meta, _object_meta_schema(), path, pruned)
         return
@@ -133,6 +91,74 @@ def _prune_meta(meta: Any, path: str, pruned: list[str], base: Any = None) -> No
     if drop:
         for k in drop:
             del meta[k]
+
+
+def _meta_prunes(meta: dict[str, Any], base: dict[str, Any] | None) -> bool:
+    """Could pruning ``meta`` change anything? False settles it without a walk: every key is an
+    ObjectMeta field, and every map or list (not ``base``'s, pruned when stored) has a shape its
+    schema cannot prune (:func:`_meta_shapes`)."""
+    shapes = _meta_shapes()
+    for k, v in meta.items():
+        shape = shapes.get(k, _UNKNOWN)
+        if shape is _UNKNOWN:
+            return True
+        tv = type(v)
+        if tv is not dict and tv is not list:
+            continue
+        if base is not None and v is base.get(k):
+            continue
+        if tv is dict:
+            if shape is not _SCALAR_MAP or not _NOT_CONTAINERS.issuperset(map(type, v.values())):
+                return True
+        elif shape is _SCALAR_LIST:
+            if not _NOT_CONTAINERS.issuperset(map(type, v)):
+                return True
+        elif type(shape) is frozenset:  # a list of structs without nested maps or lists
+            for item in v:
+                if type(item) is list:
+                    return True
+                if type(item) is dict:
+                    for ik, iv in item.items():
+                        if ik not in shape or type(iv) is dict or type(iv) is list:
+                            return True
+        else:
+            return True
+    return False
+
+
+_UNKNOWN: Any = object()
+_SCALAR_MAP: Any = object()
+_SCALAR_LIST: Any = object()
+_OTHER: Any = object()
+
+
+def _meta_shapes() -> dict[str, Any]:
+    """Each ObjectMeta field's shape, from the schema metadata is pruned with: a map of scalars, a
+    list of scalars, a list of structs whose fields are scalars (their names), or anything else."""
+    global _META_SHAPES
+    if _META_SHAPES is None:
+        def plain(node: Any) -> bool:
+            return type(node) is dict and not ({"properties", "items", "additionalProperties", _PRESERVE} & node.keys())
+
+        shapes: dict[str, Any] = {}
+        for name, sub in _object_meta_schema()["properties"].items():
+            ap, items = sub.get("additionalProperties"), sub.get("items")
+            if plain(ap) and "properties" not in sub:
+                shapes[name] = _SCALAR_MAP
+            elif plain(items):
+                shapes[name] = _SCALAR_LIST
+            elif type(items) is dict and not items.get(_PRESERVE) and "additionalProperties" not in items and all(
+                    plain(p) for p in (items.get("properties") or {}).values()):
+                shapes[name] = frozenset(items.get("properties") or {})
+            else:
+                shapes[name] = _OTHER
+        _META_SHAPES = shapes
+    return _META_SHAPES
+
+
+_META_SHAPES: dict[str, Any] | None = None
+#: The JSON types that hold nothing to prune (checked over a whole map or list in C: ``issuperset(map(type, ...))``).
+_NOT_CONTAINERS = frozenset({str, int, float, bool, type(None)})
 
 
 def _prune_object(x: dict[str, Any], s: Schema, path: str, pruned: list[str], embedded: bool) -> None:

@@ -248,6 +248,9 @@ META_CASES = [
     ("a map inside an ownerReference", {"ownerReferences": [{"uid": {"x": 1}}]},
      ["metadata.ownerReferences[0].uid.x"]),
     ("empty maps and lists", {"labels": {}, "finalizers": [], "ownerReferences": []}, []),
+    ("managedFields: unknown keys pruned, fieldsV1 kept whole",
+     {"managedFields": [{"manager": "m", "zz": 1, "fieldsV1": {"f:spec": {"f:x": {}}}}]},
+     ["metadata.managedFields[0].zz"]),
 ]
 
 
