@@ -89,7 +89,7 @@ def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-@dataclass
+@dataclass(slots=True)
 class _Outcome:
     """What a request answers. ``stored``: ``obj`` is (or shares parts with) a stored snapshot,
     so the caller gets a copy of it (or, asking for ``shared``, the snapshot itself)."""
@@ -102,7 +102,7 @@ class _Outcome:
     stored: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class _Write:
     """A change the request will make if it gets that far."""
 
@@ -313,7 +313,7 @@ class APIServer:
         return ns
 
     def _decode(self, kind: Kind, obj: dict[str, Any], field_validation: str, *, copy: bool = True,
-                shared: bool = False, base: dict[str, Any] | None = None) -> dict[str, Any]:
+                shared: bool = False, base: dict[str, Any] | None = None, go_meta: bool = False) -> dict[str, Any]:
         """Run the decode pipeline on a request body: numbers, pruning, nulls, defaults.
 
         The body is copied first unless ``copy`` is False (the caller owns it outright); a
@@ -321,6 +321,10 @@ class APIServer:
         stored objects (a patch's result) and is copied and normalized all the same; the parts
         it shares with ``base`` (the stored object patched) stay shared, as decoded already
         (stored objects hold no integral floats: normalizing them would change nothing).
+        ``go_meta``: the metadata is what a Go client marshals from its ObjectMeta (a body sent
+        ``go_encoded``): only ObjectMeta fields, each of its Go type, no nulls or empties, so the
+        Go type check and the pruning walk would change nothing and are skipped (with
+        ``FAKEAPI_CHECK_SNAPSHOTS=1`` that is checked: :func:`_check_go_meta`).
         """
         if field_validation not in ("Ignore", "Warn", "Strict", ""):
             raise errors.bad_request(
@@ -354,14 +358,19 @@ class APIServer:
         if not isinstance(meta, dict):
             raise errors.bad_request(
                 f"json: cannot unmarshal {_json_type(meta)} into Go struct field {kind.kind}.metadata of type v1.ObjectMeta")
-        if not stored_meta:
+        if go_meta:
+            meta.pop("managedFields", None)
+            meta.pop("selfLink", None)
+            if self.snapshot_guard is not None:
+                _check_go_meta(kind, meta)
+        elif not stored_meta:
             _check_meta_types(kind, meta, bmeta if type(bmeta) is dict else None)
             meta.pop("managedFields", None)
             meta.pop("selfLink", None)
         warnings: list[str]
         if fused:
             obj, warnings = kind.compiled.prepare_copy(obj, meta, base=base,
-                                                       prune_metadata=not stored_meta)
+                                                       prune_metadata=not stored_meta and not go_meta)
         else:
             warnings = kind.compiled.prepare(obj) if kind.compiled is not None else []
         if warnings:
@@ -521,7 +530,7 @@ class APIServer:
     def _create(self, kind: Kind, body: dict[str, Any], namespace: str | None, field_validation: str,
                 dry_run: bool, keep_creation_timestamp: bool, *, respond: bool = True,
                 go_encoded: bool = False) -> _Outcome:
-        obj = self._decode(kind, body, field_validation)
+        obj = self._decode(kind, body, field_validation, go_meta=go_encoded)
         meta = obj["metadata"]
         ns = self._namespace_for(kind, meta.get("namespace"), namespace)
         if kind.namespaced:
@@ -1560,6 +1569,21 @@ def _check_meta_types(kind: Kind, meta: dict[str, Any], base: dict[str, Any] | N
                     del meta[f]
         return
     _check_meta_types_in_order(meta, base)
+
+
+def _check_go_meta(kind: Kind, meta: dict[str, Any]) -> None:
+    """Raise NotGoEncoded unless ``meta`` is as a Go client marshals ObjectMeta: what
+    :meth:`APIServer._decode` trusts of a ``go_encoded`` body (checked with ``FAKEAPI_CHECK_SNAPSHOTS=1``)."""
+    from .snapshots import NotGoEncoded
+    from .structural import metadata_could_prune
+
+    probe = json_copy(meta)
+    try:
+        _check_meta_types(kind, probe)
+    except ApiError as e:
+        raise NotGoEncoded(f"go_encoded metadata of a {kind.kind} has a value of the wrong type: {e}") from e
+    if probe != meta or metadata_could_prune(meta, None):
+        raise NotGoEncoded(f"go_encoded metadata of a {kind.kind} is not as Go encodes it: {meta!r}")
 
 
 #: The maps and lists of ObjectMeta a Go decoder leaves nil when empty (omitempty drops them).

@@ -60,14 +60,14 @@ def prune(obj: dict[str, Any], schema: Schema | None) -> list[str]:
 def _prune_meta(meta: Any, path: str, pruned: list[str], base: Any = None) -> None:
     """Prune ``metadata`` by ObjectMeta's schema; maps and lists that *are* ``base``'s (stored
     metadata, pruned when it was stored and never mutated) are not walked again, and metadata
-    with nothing that could be pruned (:func:`_meta_prunes`) is not walked at all."""
-    if type(meta) is dict and _meta_prunes(meta, base if type(base) is dict else None):
+    with nothing that could be pruned (:func:`metadata_could_prune`) is not walked at all."""
+    if type(meta) is dict and metadata_could_prune(meta, base if type(base) is dict else None):
         _walk_meta(meta, path, pruned, base)
 
 
 def _prune_meta_at(meta: Any, chain: Chain, pruned: list[str], base: Any = None) -> None:
     """:func:`_prune_meta` at the path of a (parent, key) chain, whose text is only made when needed."""
-    if type(meta) is dict and _meta_prunes(meta, base if type(base) is dict else None):
+    if type(meta) is dict and metadata_could_prune(meta, base if type(base) is dict else None):
         _walk_meta(meta, chain_text(chain), pruned, base)
 
 
@@ -93,7 +93,7 @@ def _walk_meta(meta: dict[str, Any], path: str, pruned: list[str], base: Any) ->
             del meta[k]
 
 
-def _meta_prunes(meta: dict[str, Any], base: dict[str, Any] | None) -> bool:
+def metadata_could_prune(meta: dict[str, Any], base: dict[str, Any] | None) -> bool:
     """Could pruning ``meta`` change anything? False settles it without a walk: every key is an
     ObjectMeta field, and every map or list (not ``base``'s, pruned when stored) has a shape its
     schema cannot prune (:func:`_meta_shapes`)."""

@@ -44,7 +44,7 @@ class ApiCall:
         return f"{format_time(self.time)} #{self.seq} {self.actor}: {self.verb} {self.kind}{sub} {target}{pt} -> {res}{rv}"
 
 
-@dataclass
+@dataclass(slots=True)
 class ReconcileRecord:
     """One reconcile of one key by one controller."""
 

@@ -211,6 +211,12 @@ _RICH_POD: dict[str, Any] = {
     {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bare", "namespace": "default"},
      "spec": {"containers": [{"name": "c", "image": "busybox:1"}]}},
     {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "default"}, "data": {"k": "dg=="}},
+    # metadata the server skips checking and pruning in a Go client's body: the Go encoding has it in final form
+    {"apiVersion": "v1", "kind": "Secret", "data": {"k": "dg=="}, "metadata": {
+        "name": "m", "namespace": "default", "labels": {"a": "b"}, "annotations": {}, "finalizers": ["x.io/f"],
+        "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "c", "uid": "u-1", "controller": True}],
+        "generateName": "m-", "resourceVersion": "", "labelz": {"typo": "dropped"}, "deletionGracePeriodSeconds": None,
+        "managedFields": [{"manager": "kubectl", "operation": "Update", "fieldsV1": {"f:data": {}}}]}},
     {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}, "data": {}},
     {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}},
     {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "sa", "namespace": "default"},
@@ -240,3 +246,19 @@ def test_go_client_create_stores_what_a_server_side_encoding_stores(body: dict[s
         return {**out, "metadata": {k: v for k, v in out["metadata"].items() if k not in ("uid", "creationTimestamp")}}
 
     assert json.dumps(stored(True)) == json.dumps(stored(False))
+
+
+def test_a_go_encoded_create_whose_metadata_is_not_as_go_encodes_it_is_caught() -> None:
+    """The server trusts the metadata of a ``go_encoded`` body (no type check, no pruning walk); with
+    the snapshot checks on (as in this test suite), a body that breaks that trust is reported."""
+    from fakeapi.client import Client
+    from fakeapi.snapshots import NotGoEncoded, SnapshotGuard
+
+    api = APIServer()
+    api.snapshot_guard = SnapshotGuard()
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "default"}}
+    Client(api, "c").create(copy.deepcopy(secret))  # a real Go client's body: fine
+    for meta in ({"labels": {"a": 1}}, {"labelz": {}}, {"finalizers": []}, {"annotations": None}):
+        body = {**secret, "metadata": {"name": "t", "namespace": "default", **meta}}
+        with pytest.raises(NotGoEncoded):
+            api.create(body, go_encoded=True)
