@@ -76,15 +76,25 @@ class GarbageCollector:
             if kind.builtin and kind.kind == "Namespace":
                 self._namespaces.add(meta["name"])
                 self._terminating.add(meta["name"])
-        if refs:
-            old_refs = (old or {}).get("metadata", {}).get("ownerReferences") if old else None
-            if old is None or old_refs != refs:
-                self._attempt.add((kind.group, kind.plural, meta.get("namespace") or "", meta["name"]))
-            foreground = self._foreground
-            if foreground:
-                for r in refs:
-                    if r.get("uid") and str(r["uid"]) in foreground:
-                        foreground.add(str(r["uid"]))
+        old_refs = old["metadata"].get("ownerReferences") if old is not None else None
+        if refs and (old is None or old_refs != refs):
+            self._attempt.add((kind.group, kind.plural, meta.get("namespace") or "", meta["name"]))
+        if old_refs and old_refs is not refs and old_refs != refs:
+            self._note_unblocked_owners(old_refs, refs)
+
+    def _note_unblocked_owners(self, old_refs: list[Any], refs: list[Any]) -> None:
+        """A blocking reference removed, or changed to not block: its owner, if it waits for its
+        dependents in the foreground, is checked again (the graph builder's
+        ``addUnblockedOwnersToDeleteQueue``; without it the owner would wait for ever)."""
+        now = {r.get("uid"): r for r in refs if isinstance(r, dict)}
+        for r in old_refs:
+            if not isinstance(r, dict) or r.get("blockOwnerDeletion") is not True or not r.get("uid"):
+                continue
+            cur = now.get(r["uid"])
+            if cur is None or cur.get("blockOwnerDeletion") is not True:
+                uid = str(r["uid"])
+                if self._is_foreground_owner(uid):
+                    self._foreground.add(uid)
 
     def _is_foreground_owner(self, uid: str) -> bool:
         e = self.api.entry_by_uid(uid)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from support import configmap, drain, expect_error, make_api, owner_ref, widget
 
 from fakeapi.server import APIServer
@@ -140,6 +141,36 @@ class TestForeground:
         api.patch("ConfigMap", "leaf", {"metadata": {"finalizers": None}}, namespace="ns")
         drain(api)
         assert _names(api, "Widget") == []
+
+    @pytest.mark.parametrize("change", ["references removed", "blockOwnerDeletion false", "blockOwnerDeletion unset",
+                                        "reference to another owner"])
+    def test_a_dependent_that_stops_blocking_lets_the_owner_go(self, api: APIServer, change: str) -> None:
+        """The graph builder's addUnblockedOwnersToDeleteQueue: a blocking reference removed, or set
+        not to block, sends its owner (waiting in the foreground) to be checked again."""
+        owner = api.create(widget())
+        other = api.create(widget("other"))
+        _owned(api, owner, "d", block=True, finalizers=["example.com/f"])
+        api.delete("Widget", "w1", "ns", propagation_policy="Foreground")
+        drain(api)
+        assert api.get("Widget", "w1", "ns")["metadata"]["finalizers"] == ["foregroundDeletion"]  # d blocks it
+        ref = owner_ref(owner, controller=True, block=True)
+        refs = {"references removed": None,
+                "blockOwnerDeletion false": [{**ref, "blockOwnerDeletion": False}],
+                "blockOwnerDeletion unset": [{k: v for k, v in ref.items() if k != "blockOwnerDeletion"}],
+                "reference to another owner": [owner_ref(other, block=True)]}[change]
+        api.patch("ConfigMap", "d", {"metadata": {"ownerReferences": refs}}, namespace="ns")
+        drain(api)
+        expect_error(lambda: api.get("Widget", "w1", "ns"), 404)
+        assert api.get("ConfigMap", "d", "ns")["metadata"]["finalizers"] == ["example.com/f"]  # still deleting
+
+    def test_a_dependent_still_blocking_keeps_the_owner_waiting(self, api: APIServer) -> None:
+        owner = api.create(widget())
+        _owned(api, owner, "d", block=True, finalizers=["example.com/f"])
+        api.delete("Widget", "w1", "ns", propagation_policy="Foreground")
+        drain(api)
+        api.patch("ConfigMap", "d", {"metadata": {"labels": {"touched": "yes"}}}, namespace="ns")
+        drain(api)
+        assert api.get("Widget", "w1", "ns")["metadata"]["finalizers"] == ["foregroundDeletion"]
 
     def test_no_dependents(self, api: APIServer) -> None:
         api.create(widget())
