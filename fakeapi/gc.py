@@ -77,10 +77,33 @@ class GarbageCollector:
                 self._namespaces.add(meta["name"])
                 self._terminating.add(meta["name"])
         old_refs = old["metadata"].get("ownerReferences") if old is not None else None
-        if refs and (old is None or old_refs != refs):
+        if (refs and old_refs is not refs and (old is None or old_refs != refs)
+                and self._unverified_owner(meta, refs, old_refs)):
             self._attempt.add((kind.group, kind.plural, meta.get("namespace") or "", meta["name"]))
         if old_refs and old_refs is not refs and old_refs != refs:
             self._note_unblocked_owners(old_refs, refs)
+
+    def _unverified_owner(self, meta: dict[str, Any], refs: list[Any], old_refs: list[Any] | None) -> bool:
+        """Does a reference this write added (by uid) need checking? The graph builder's
+        ``addDependentToOwners``: an owner uid it does not know (a virtual owner, checked and, when
+        absent, its dependents collected), or a known owner in another namespace or with other
+        coordinates (the dependent is checked). A reference to a known owner is not checked now;
+        the owner's deletion sends its dependents to be checked."""
+        had = {r.get("uid") for r in old_refs if isinstance(r, dict)} if old_refs else ()
+        ns = meta.get("namespace") or ""
+        for r in refs:
+            if not isinstance(r, dict):
+                return True
+            uid = r.get("uid")
+            if uid in had:
+                continue
+            e = self.api.entry_by_uid(str(uid)) if uid else None
+            if e is None or (e.namespace and e.namespace != ns) or e.name != r.get("name"):
+                return True
+            owner = e.obj
+            if owner.get("kind") != r.get("kind") or _group(owner.get("apiVersion")) != _group(r.get("apiVersion")):
+                return True
+        return False
 
     def _note_unblocked_owners(self, old_refs: list[Any], refs: list[Any]) -> None:
         """A blocking reference removed, or changed to not block: its owner, if it waits for its
@@ -117,3 +140,8 @@ class GarbageCollector:
             from .gccollect import Collection  # the collection itself: imported once there is work
 
             return Collection(self).run()
+
+
+def _group(api_version: Any) -> str:
+    """The group of an apiVersion (``apps/v1`` -> ``apps``, ``v1`` -> ``""``)."""
+    return api_version.rpartition("/")[0] if isinstance(api_version, str) else ""

@@ -179,6 +179,72 @@ class TestForeground:
         expect_error(lambda: api.get("Widget", "w1", "ns"), 404)
 
 
+def _api_with_other_namespace() -> APIServer:
+    from support import make_api
+
+    api = make_api()
+    api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}})
+    return api
+
+
+# (what the reference says, how the dependent's reference is made from the owner's, whether the
+#  dependent is checked at once, whether it survives). The graph builder's addDependentToOwners:
+#  a dependent whose owners it knows, where the references say they are, is not checked when it
+#  is written; an unknown owner uid, an owner in another namespace, or other coordinates are.
+DEPENDENT_CHECKS = [
+    ("owner known", lambda ref: ref, False, True),
+    ("owner uid unknown", lambda ref: {**ref, "uid": "no-such-uid"}, True, False),
+    ("name not the owner's", lambda ref: {**ref, "name": "w2"}, True, False),
+    ("kind not the owner's", lambda ref: {**ref, "apiVersion": "v1", "kind": "ConfigMap"}, True, False),
+    # a kind no API serves: unresolvable, so never collected
+    ("group not the owner's", lambda ref: {**ref, "apiVersion": "other.example.com/v1"}, True, True),
+]
+
+
+class TestDependentsCheckedOnWrite:
+    @pytest.mark.parametrize(("case", "make_ref", "checked", "survives"), DEPENDENT_CHECKS,
+                             ids=[c[0] for c in DEPENDENT_CHECKS])
+    def test_a_new_dependent_is_checked_only_when_its_owner_is_not_known_as_referenced(
+            self, api: APIServer, case: str, make_ref: object, checked: bool, survives: bool) -> None:
+        owner = api.create(widget())
+        assert callable(make_ref)
+        api.create(configmap("d", ownerReferences=[make_ref(owner_ref(owner))]))
+        assert api.gc.pending() is checked
+        drain(api)
+        assert ("d" in _names(api)) is survives
+
+    def test_an_owner_in_another_namespace_is_absent_for_the_dependent(self) -> None:
+        api = _api_with_other_namespace()
+        owner = api.create(widget(ns="other"))
+        api.create(configmap("d", ownerReferences=[owner_ref(owner)]))
+        assert api.gc.pending()
+        drain(api)
+        assert _names(api) == []
+        assert _names(api, "Widget", "other") == ["w1"]
+
+    def test_a_reference_added_later_is_checked_and_one_kept_is_not(self, api: APIServer) -> None:
+        owner = api.create(widget())
+        ref = owner_ref(owner)
+        api.create(configmap("d", ownerReferences=[ref]))
+        assert not api.gc.pending()
+        api.patch("ConfigMap", "d", {"metadata": {"ownerReferences": [{**ref, "controller": True}]}}, namespace="ns")
+        assert not api.gc.pending()  # the same owner uid: nothing added
+        ghost = {**ref, "name": "ghost", "uid": "ghost-uid"}
+        api.patch("ConfigMap", "d", {"metadata": {"ownerReferences": [ref, ghost]}}, namespace="ns")
+        assert api.gc.pending()
+        drain(api)
+        assert [r["name"] for r in api.get("ConfigMap", "d", "ns")["metadata"]["ownerReferences"]] == ["w1"]
+
+    def test_the_dependents_of_a_deleted_owner_are_checked(self, api: APIServer) -> None:
+        owner = api.create(widget())
+        api.create(configmap("d", ownerReferences=[owner_ref(owner)]))
+        assert not api.gc.pending()
+        api.delete("Widget", "w1", "ns")
+        assert api.gc.pending()
+        drain(api)
+        assert _names(api) == []
+
+
 class TestOrphan:
     def test_dependents_survive_without_the_reference(self, api: APIServer) -> None:
         owner = api.create(widget())
