@@ -34,6 +34,8 @@ from .revision import has_job, is_deleting, runner_id
 Obj = dict[str, Any]
 
 WATCHED_KINDS = frozenset({c.KIND_AL, c.KIND_ERS, c.KIND_ER, "Pod"})
+#: The kinds the replica count reads (the others are read for job assignment only).
+_SCALING_KINDS = frozenset({c.KIND_AL, c.KIND_ERS})
 
 
 @dataclass
@@ -74,7 +76,10 @@ class ListenerSimulator:
         api.add_listener(self._on_write)
 
     def _on_write(self, etype: str, kind: Any, obj: Obj, old: Obj | None) -> None:
-        if kind.kind in WATCHED_KINDS and kind.group in ("", c.GROUP):
+        if self._dirty or kind.kind not in WATCHED_KINDS or kind.group not in ("", c.GROUP):
+            return
+        # runners and pods only matter while a job waits for one (job assignment)
+        if kind.kind in _SCALING_KINDS or any(j.runner_id is None for j in self.service.jobs):
             self._dirty = True
 
     def next_due(self) -> datetime | None:

@@ -465,3 +465,29 @@ def test_listener_patch_ids_follow_the_job_count() -> None:
     assert ers is not None and (ers["spec"].get("replicas") or 0) == 0 and ers["spec"]["patchID"] == 0
     assert a.runners() == []
     assert a.violations == []
+
+
+def test_the_listener_looks_at_runner_and_pod_writes_only_while_a_job_waits() -> None:
+    """Job assignment reads runners and pods; the replica count reads only the listener and the ERS.
+    So with no job waiting, a runner or pod write leaves the listener idle; with one waiting, the
+    listener runs again and hands the job to the runner that became idle."""
+    a = healthy(min_runners=1)
+    listener = a.state.listener
+    [runner] = a.runners()
+    assert listener.next_due() is None
+    a.api.patch(c.KIND_ER, runner["metadata"]["name"], {"metadata": {"labels": {"touched": "1"}}},
+                namespace="ci")
+    assert listener.next_due() is None  # no job waits: nothing for it to look at
+    a.api.patch(c.KIND_ERS, "linux", {"metadata": {"labels": {"touched": "1"}}}, namespace="ci")
+    assert listener.next_due() is not None  # the replica count reads the ERS
+    a.settle()
+    a.queue_jobs(2)
+    while listener.next_due() is not None:  # the listener alone: one job to the idle runner, replicas to 2
+        listener.run()
+    assert [j.runner_id for j in a.state.service.jobs].count(None) == 1
+    pod = a.api.list("Pod", "ci")["items"][0]["metadata"]["name"]
+    a.api.patch("Pod", pod, {"metadata": {"labels": {"touched": "1"}}}, namespace="ci")
+    assert listener.next_due() is not None  # a job waits: a pod write may have freed a runner
+    a.settle()
+    assert len([r for r in a.runners() if has_job(r)]) == 2
+    assert a.violations == []
