@@ -84,11 +84,18 @@ class DecodeCache:
     With ``check`` (``FAKEAPI_CHECK_SNAPSHOTS=1``) every decoded form is serialised when it is
     made and compared again whenever it is read, replaced or dropped: a caller that mutated a
     form it was handed without a copy is caught (:class:`~fakeapi.snapshots.SnapshotMutated`).
+
+    The entry of a deleted object is kept a little longer (the last :data:`_GONE_MAX` deleted
+    objects), apart: the last state of an object its last finalizer's removal deleted (the
+    answer to that write) is decoded against it, not from scratch, and kept there, not as a
+    live object's entry.
     """
 
     def __init__(self, *, check: bool = False) -> None:
         #: (snapshot, decoded, kind, decoded serialised for copies, or None until first needed) by object
         self._memo: dict[tuple[str, str, str, str], tuple[Any, Any, Any, bytes | None]] = {}
+        #: The entries of recently deleted objects, oldest first (see the class docstring).
+        self._gone: dict[tuple[str, str, str, str], tuple[Any, Any, Any, bytes | None]] = {}
         #: (Go type, decoded value) by (id of the Go type, serialised value): see :meth:`_decode_new`
         self._by_content: dict[tuple[int, bytes], tuple[GoType, Any]] = {}
         self.check = check
@@ -102,6 +109,10 @@ class DecodeCache:
         key = (kind.group, kind.plural, meta.get("namespace") or "", meta.get("name") or "")
         memo = self._memo
         hit = memo.get(key)
+        if hit is None and self._gone and meta.get("deletionTimestamp"):  # the last state of a deleted object
+            hit = self._gone.get(key)
+            if hit is not None:
+                memo = self._gone
         if hit is not None and self.check:
             _verify(key, hit)
         if hit is not None and hit[2] is kind and hit[0] is snapshot:
@@ -171,16 +182,28 @@ class DecodeCache:
         return out
 
     def forget(self, group: str, plural: str, namespace: str, name: str) -> None:
-        """Drop the entry of a deleted object."""
-        hit = self._memo.pop((group, plural, namespace, name), None)
-        if hit is not None and self.check:
-            _verify((group, plural, namespace, name), hit)
+        """Set aside the entry of a deleted object (kept among the last deleted, see the class docstring)."""
+        key = (group, plural, namespace, name)
+        hit = self._memo.pop(key, None)
+        if hit is None:
+            return
+        if self.check:
+            _verify(key, hit)
+        gone = self._gone
+        gone.pop(key, None)
+        gone[key] = hit
+        if len(gone) > _GONE_MAX:
+            old_key = next(iter(gone))
+            old = gone.pop(old_key)
+            if self.check:
+                _verify(old_key, old)
 
     def check_all(self) -> None:
         """With ``check``: verify that no decoded form handed out was mutated."""
         if self.check:
-            for key, hit in self._memo.items():
-                _verify(key, hit)
+            for memo in (self._memo, self._gone):
+                for key, hit in memo.items():
+                    _verify(key, hit)
 
     def __len__(self) -> int:
         return len(self._memo)
@@ -204,6 +227,8 @@ def _verify(key: tuple[str, str, str, str], hit: tuple[Any, Any, Any, bytes | No
 
 
 _NONE: Any = object()
+#: How many deleted objects' entries :class:`DecodeCache` keeps.
+_GONE_MAX = 64
 #: How many decoded values :meth:`DecodeCache._decode_new` keeps by content (then it starts again).
 _BY_CONTENT_MAX = 256
 #: The previous snapshot and decoded form of an object decoded for the first time: nothing to reuse.

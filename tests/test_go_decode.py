@@ -175,3 +175,63 @@ def test_a_spec_decoded_by_content_stays_unmutated_under_the_snapshot_check() ->
     a["spec"]["containers"][0]["image"] = "changed"  # a caller breaking the read-only contract
     with pytest.raises(SnapshotMutated):
         cache.check_all()
+
+
+# --- the decode cache: deleted objects ---------------------------------------------------------------
+
+def _deleting(thing: dict[str, Any]) -> dict[str, Any]:
+    """The last state of ``thing`` as its last finalizer's removal deletes it (its spec and status shared)."""
+    return {**thing, "metadata": {**thing["metadata"], "deletionTimestamp": "2026-01-01T00:00:00Z"}}
+
+
+def test_the_last_state_of_a_deleted_object_is_decoded_against_its_entry() -> None:
+    import json
+
+    from fakeapi.godecode import DecodeCache
+
+    cache, kind = DecodeCache(check=True), _typed_kind()
+    thing = _thing("a", copy.deepcopy(_BASE_POD["spec"]))
+    live = cache.decode(kind, thing, copy=False)
+    cache.forget("example.com", "things", "ns", "a")
+    assert len(cache) == 0
+    last = _deleting(thing)
+    got = cache.decode(kind, last, copy=False)
+    want = go_decode(last, POD)
+    want["apiVersion"], want["kind"] = kind.api_version, kind.kind
+    assert json.dumps(got) == json.dumps(want)  # values and key order
+    assert got["spec"] is live["spec"]  # reused, not decoded again
+    assert cache.decode(kind, last, copy=False) is got  # the same snapshot again: the same form
+    assert len(cache) == 0  # kept apart from the live objects' entries
+    cache.check_all()
+
+
+def test_a_recreated_object_is_not_decoded_against_the_deleted_one() -> None:
+    import json
+
+    from fakeapi.godecode import DecodeCache
+
+    cache, kind = DecodeCache(), _typed_kind()
+    old = cache.decode(kind, _thing("a", copy.deepcopy(_BASE_POD["spec"])), copy=False)
+    cache.forget("example.com", "things", "ns", "a")
+    again = _thing("a", {**_BASE_POD["spec"], "restartPolicy": "Never"})
+    got = cache.decode(kind, again, copy=False)
+    want = go_decode(again, POD)
+    want["apiVersion"], want["kind"] = kind.api_version, kind.kind
+    assert json.dumps(got) == json.dumps(want) and got["spec"] is not old["spec"]
+    assert len(cache) == 1
+
+
+def test_deleted_objects_entries_are_bounded_and_checked() -> None:
+    from fakeapi.godecode import _GONE_MAX, DecodeCache
+    from fakeapi.snapshots import SnapshotMutated
+
+    cache, kind = DecodeCache(check=True), _typed_kind()
+    forms = []
+    for i in range(_GONE_MAX + 5):
+        forms.append(cache.decode(kind, _thing(f"t{i}", {"restartPolicy": f"p{i}"}), copy=False))
+        cache.forget("example.com", "things", "ns", f"t{i}")
+    assert len(cache) == 0 and len(cache._gone) == _GONE_MAX
+    assert next(iter(cache._gone))[3] == "t5"  # the oldest went first
+    forms[-1]["spec"]["restartPolicy"] = "changed"  # a caller breaking the read-only contract
+    with pytest.raises(SnapshotMutated):
+        cache.check_all()
