@@ -290,6 +290,10 @@ class ActionsService:
         """Queued (unassigned) jobs of a scale set, oldest first."""
         return [j for j in self.jobs if j.scale_set_id == scale_set_id and j.runner_id is None]
 
+    def any_queued(self) -> bool:
+        """Is a job of any scale set waiting for a runner?"""
+        return any(j.runner_id is None for j in self.jobs)
+
     def assigned(self, scale_set_id: int) -> list[Job]:
         """Jobs of a scale set that are assigned to a runner."""
         return [j for j in self.jobs if j.scale_set_id == scale_set_id and j.runner_id is not None]

@@ -79,7 +79,7 @@ class ListenerSimulator:
         if self._dirty or kind.kind not in WATCHED_KINDS or kind.group not in ("", c.GROUP):
             return
         # runners and pods only matter while a job waits for one (job assignment)
-        if kind.kind in _SCALING_KINDS or any(j.runner_id is None for j in self.service.jobs):
+        if kind.kind in _SCALING_KINDS or self.service.any_queued():
             self._dirty = True
 
     def next_due(self) -> datetime | None:
