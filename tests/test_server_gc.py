@@ -163,6 +163,22 @@ class TestForeground:
         expect_error(lambda: api.get("Widget", "w1", "ns"), 404)
         assert api.get("ConfigMap", "d", "ns")["metadata"]["finalizers"] == ["example.com/f"]  # still deleting
 
+    def test_a_dependent_created_while_the_owner_waits_goes_when_the_owner_is_checked_again(
+            self, api: APIServer) -> None:
+        """The graph builder does not check a new dependent of a known owner; the owner, checked
+        again when its blocking dependent goes, deletes the new one before it lets go."""
+        owner = api.create(widget())
+        _owned(api, owner, "d1", block=True, finalizers=["example.com/f"])
+        api.delete("Widget", "w1", "ns", propagation_policy="Foreground")
+        drain(api)
+        _owned(api, owner, "d2", block=True)
+        assert not api.gc.pending()
+        assert sorted(_names(api)) == ["d1", "d2"]
+        api.patch("ConfigMap", "d1", {"metadata": {"finalizers": None}}, namespace="ns")
+        drain(api)
+        assert _names(api) == []
+        expect_error(lambda: api.get("Widget", "w1", "ns"), 404)
+
     def test_a_dependent_still_blocking_keeps_the_owner_waiting(self, api: APIServer) -> None:
         owner = api.create(widget())
         _owned(api, owner, "d", block=True, finalizers=["example.com/f"])
