@@ -181,9 +181,9 @@ class Collection:
                 remaining = True
                 if obj["metadata"].get("deletionTimestamp"):
                     continue
-                try:
+                try:  # Background, as the namespace controller's deletes: no orphan finalizer is honoured
                     self.api.delete(k.kind, obj["metadata"]["name"], ns, api_version=k.api_version, actor=NS_ACTOR,
-                                    preconditions={"uid": obj["metadata"]["uid"]})
+                                    preconditions={"uid": obj["metadata"]["uid"]}, propagation_policy="Background")
                     did = True
                 except ApiError:
                     pass

@@ -321,6 +321,17 @@ class TestNamespaces:
         api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "t"}})
         api.create(configmap("again", "t"))
 
+    def test_the_namespace_controller_deletes_in_the_background(self, api: APIServer) -> None:
+        """Its deletes say propagationPolicy Background (namespacedResourcesDeleter.deleteCollection):
+        an object whose own finalizers ask for orphaning does not get its dependents orphaned."""
+        api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "t"}})
+        owner = api.create(widget("w", "t", finalizers=["orphan"]))
+        api.create(configmap("d", "t", ownerReferences=[owner_ref(owner)]))
+        api.delete("Namespace", "t")
+        drain(api)
+        expect_error(lambda: api.get("Namespace", "t"), 404)
+        assert not [c for c in api.trace.calls if c.actor == "garbage-collector" and c.verb == "patch"]
+
     def test_empty_namespace_is_finalized(self, api: APIServer) -> None:
         api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "e"}})
         api.delete("Namespace", "e")
