@@ -18,7 +18,7 @@ from typing import Any
 
 from .errors import FIELD_VALUE_DUPLICATE, Cause
 from .kinds import Kind
-from .metavalidation import _dns1123_label, invalid, is_dns1123_label, required
+from .metavalidation import _dns1123_label, forbidden, invalid, is_dns1123_label, required
 
 
 @dataclass(frozen=True)
@@ -128,6 +128,59 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
     if kind.kind in ("ConfigMap", "Secret"):
         return _config_key_causes(obj)
     return []
+
+
+def validate_builtin_status_update(kind: Kind, obj: dict[str, Any], old: dict[str, Any]) -> list[Cause]:
+    """Field errors of a built-in's status write that its schema cannot express (empty for other kinds).
+
+    Pods (``ValidatePodStatusUpdate``): a container that terminated may not go back to a
+    non-terminated state unless the pod's restart policy lets it restart
+    (``ValidateContainerStateTransition``; a restartable init container, a sidecar, may always;
+    ephemeral containers never). The policy and the init containers are the stored pod's.
+    """
+    if kind.kind != "Pod" or not kind.builtin or kind.group:
+        return []
+    new_status, old_status = obj.get("status"), old.get("status")
+    if not isinstance(new_status, dict) or not isinstance(old_status, dict) or new_status is old_status:
+        return []
+    spec = old.get("spec")
+    if not isinstance(spec, dict):
+        spec = {}
+    policy = spec.get("restartPolicy") or "Always"
+    sidecars = {c.get("name") for c in spec.get("initContainers") or ()
+                if isinstance(c, dict) and c.get("restartPolicy") == "Always"}
+    causes: list[Cause] = []
+    for field, field_policy, skip in (("containerStatuses", policy, frozenset()),
+                                      ("initContainerStatuses", policy, sidecars),
+                                      ("ephemeralContainerStatuses", "Never", frozenset())):
+        if new_status.get(field) is old_status.get(field):
+            continue
+        causes += _state_transition_causes(new_status.get(field), old_status.get(field), f"status.{field}",
+                                           field_policy, skip)
+    return causes
+
+
+def _state_transition_causes(new: Any, old: Any, path: str, policy: str, skip: Any) -> list[Cause]:
+    """``ValidateContainerStateTransition``: the old statuses' indexes name the fields."""
+    if policy == "Always" or not isinstance(new, list) or not isinstance(old, list):
+        return []
+    causes: list[Cause] = []
+    for i, was in enumerate(old):
+        terminated = _terminated(was)
+        if terminated is None or was.get("name") in skip:
+            continue
+        if terminated.get("exitCode") not in (0, None) and policy == "OnFailure":
+            continue  # failed, and allowed to restart
+        for now in new:
+            if isinstance(now, dict) and now.get("name") == was.get("name") and _terminated(now) is None:
+                causes.append(forbidden(f"{path}[{i}].state", "may not be transitioned to non-terminated state"))
+    return causes
+
+
+def _terminated(status: Any) -> dict[str, Any] | None:
+    state = status.get("state") if isinstance(status, dict) else None
+    term = state.get("terminated") if isinstance(state, dict) else None
+    return term if isinstance(term, dict) else None
 
 
 def _pod_spec_causes(spec: dict[str, Any], path: str) -> list[Cause]:
