@@ -130,6 +130,112 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
     return []
 
 
+#: ``updatablePodSpecFieldsNoResources``: what a Pod update may change, in the order of the message.
+POD_UPDATABLE_FIELDS = ",".join((
+    "`spec.containers[*].image`", "`spec.initContainers[*].image`", "`spec.activeDeadlineSeconds`",
+    "`spec.tolerations` (only additions to existing tolerations)",
+    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
+))
+_MAX_INT32 = 2**31 - 1
+_TOLERATION_FIELDS = ("key", "operator", "value", "effect")
+
+
+def validate_builtin_update(kind: Kind, obj: dict[str, Any], old: dict[str, Any]) -> list[Cause]:
+    """Field errors of an update of a built-in beyond its create rules (empty for other kinds).
+
+    Pods (``ValidatePodUpdate``): a pod's spec is immutable but for its containers' images,
+    ``activeDeadlineSeconds`` (set, or lowered), added tolerations (or an existing one's
+    ``tolerationSeconds``), removed scheduling gates and a negative
+    ``terminationGracePeriodSeconds`` set to 1. The real message ends with a Go ``cmp.Diff`` of
+    the internal types; here the paths of the fields that changed follow instead.
+    """
+    if kind.kind != "Pod" or not kind.builtin or kind.group:
+        return []
+    new_spec, old_spec = obj.get("spec"), old.get("spec")
+    if not isinstance(new_spec, dict) or not isinstance(old_spec, dict) or new_spec is old_spec:
+        return []
+    spec_type = kind.go_type.fields["spec"].type if kind.go_type is not None else None
+    return _pod_update_causes(new_spec, old_spec, spec_type)
+
+
+def _pod_update_causes(new: dict[str, Any], old: dict[str, Any], spec_type: Any) -> list[Cause]:
+    from .semantic import semantic_equal
+
+    causes: list[Cause] = []
+    for group in ("containers", "initContainers"):
+        ns, os_ = _list(new.get(group)), _list(old.get(group))
+        if len(ns) != len(os_):
+            return [*causes, forbidden(f"spec.{group}", "pod updates may not add or remove containers")]
+        for i, c in enumerate(ns):
+            image = c.get("image") if isinstance(c, dict) else None
+            if isinstance(image, str) and image and image.strip() != image:
+                causes.append(invalid(f"spec.{group}[{i}].image", image, "must not have leading or trailing whitespace"))
+    deadline, old_deadline = new.get("activeDeadlineSeconds"), old.get("activeDeadlineSeconds")
+    if isinstance(deadline, int):
+        if deadline < 0 or deadline > _MAX_INT32:
+            return [*causes, invalid("spec.activeDeadlineSeconds", deadline,
+                                     f"must be between 0 and {_MAX_INT32}, inclusive")]
+        if isinstance(old_deadline, int) and old_deadline < deadline:
+            return [*causes, invalid("spec.activeDeadlineSeconds", deadline, "must be less than or equal to previous value")]
+    elif old_deadline is not None:
+        causes.append(invalid("spec.activeDeadlineSeconds", None, "must not update from a positive integer to nil value"))
+    causes += _only_added_tolerations(_list(new.get("tolerations")), _list(old.get("tolerations")))
+    causes += _only_deleted_scheduling_gates(_list(new.get("schedulingGates")), _list(old.get("schedulingGates")))
+    if semantic_equal(new, old, spec_type):
+        return causes
+    munged = dict(new)
+    for group in ("containers", "initContainers"):
+        if group in munged:
+            munged[group] = [{**c, "image": o.get("image")} if isinstance(c, dict) and isinstance(o, dict) else c
+                             for c, o in zip(_list(new.get(group)), _list(old.get(group)), strict=True)]
+    for f in ("ephemeralContainers", "activeDeadlineSeconds", "schedulingGates", "tolerations"):
+        _take(munged, old, f)
+    grace, old_grace = new.get("terminationGracePeriodSeconds"), old.get("terminationGracePeriodSeconds")
+    if isinstance(old_grace, int) and old_grace < 0 and grace == 1:
+        munged["terminationGracePeriodSeconds"] = old_grace
+    if _list(old.get("schedulingGates")):  # a gated pod may still get scheduling constraints
+        for f in ("nodeSelector", "affinity"):
+            _take(munged, old, f)
+    if not semantic_equal(munged, old, spec_type):
+        changed = sorted(k for k in {*munged, *old} if not semantic_equal(
+            munged.get(k), old.get(k), spec_type.fields[k].type if spec_type is not None and k in spec_type.fields else None))
+        causes.append(forbidden("spec", f"pod updates may not change fields other than {POD_UPDATABLE_FIELDS}\n"
+                                + "\n".join(f"  spec.{k}" for k in changed)))
+    return causes
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _take(munged: dict[str, Any], old: dict[str, Any], field: str) -> None:
+    """Set ``munged[field]`` to the old spec's value (absent when it had none)."""
+    if field in old:
+        munged[field] = old[field]
+    else:
+        munged.pop(field, None)
+
+
+def _only_added_tolerations(new: list[Any], old: list[Any]) -> list[Cause]:
+    """``validateOnlyAddedTolerations``: every old toleration is still there (its tolerationSeconds may change)."""
+    def fields(t: Any) -> tuple[Any, ...]:
+        t = t if isinstance(t, dict) else {}
+        return tuple(t.get(f) or "" for f in _TOLERATION_FIELDS)
+
+    kept = {fields(t) for t in new}
+    for t in old:
+        if fields(t) not in kept:
+            return [forbidden("spec.tolerations", "existing toleration can not be modified except its tolerationSeconds")]
+    return []
+
+
+def _only_deleted_scheduling_gates(new: list[Any], old: list[Any]) -> list[Cause]:
+    """``validateOnlyDeletedSchedulingGates``: no gate a pod did not have."""
+    had = {g.get("name") for g in old if isinstance(g, dict)}
+    return [forbidden(f"spec.schedulingGates[{i}].name", f"only deletion is allowed, but found new scheduling gate '{name}'")
+            for i, g in enumerate(new) if isinstance(g, dict) and (name := g.get("name")) not in had]
+
+
 def validate_builtin_status_update(kind: Kind, obj: dict[str, Any], old: dict[str, Any]) -> list[Cause]:
     """Field errors of a built-in's status write that its schema cannot express (empty for other kinds).
 

@@ -24,7 +24,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from . import errors
-from .builtin import builtin_kinds, validate_builtin, validate_builtin_status_update
+from .builtin import builtin_kinds, validate_builtin, validate_builtin_status_update, validate_builtin_update
 from .clock import Clock, format_time, parse_time
 from .crd import kinds_from_crd, validate_crd
 from .defaults import apply_builtin_defaults
@@ -413,6 +413,8 @@ class APIServer:
             causes += validate_crd(obj)
         elif kind.builtin and subresource != "status" and not body_shared:
             causes += validate_builtin(kind, obj)
+            if old is not None:
+                causes += validate_builtin_update(kind, obj, old)
         elif kind.builtin and subresource == "status" and old is not None:
             causes += validate_builtin_status_update(kind, obj, old)
         if causes:
