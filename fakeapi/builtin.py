@@ -143,13 +143,17 @@ _TOLERATION_FIELDS = ("key", "operator", "value", "effect")
 def validate_builtin_update(kind: Kind, obj: dict[str, Any], old: dict[str, Any]) -> list[Cause]:
     """Field errors of an update of a built-in beyond its create rules (empty for other kinds).
 
-    Pods (``ValidatePodUpdate``): a pod's spec is immutable but for its containers' images,
+    Secrets and ConfigMaps: see :func:`_immutable_data_causes`. Pods (``ValidatePodUpdate``): a pod's spec is immutable but for its containers' images,
     ``activeDeadlineSeconds`` (set, or lowered), added tolerations (or an existing one's
     ``tolerationSeconds``), removed scheduling gates and a negative
     ``terminationGracePeriodSeconds`` set to 1. The real message ends with a Go ``cmp.Diff`` of
     the internal types; here the paths of the fields that changed follow instead.
     """
-    if kind.kind != "Pod" or not kind.builtin or kind.group:
+    if not kind.builtin or kind.group:
+        return []
+    if kind.kind in ("Secret", "ConfigMap"):
+        return _immutable_data_causes(kind.kind, obj, old)
+    if kind.kind != "Pod":
         return []
     new_spec, old_spec = obj.get("spec"), old.get("spec")
     if not isinstance(new_spec, dict) or not isinstance(old_spec, dict) or new_spec is old_spec:
@@ -201,6 +205,25 @@ def _pod_update_causes(new: dict[str, Any], old: dict[str, Any], spec_type: Any)
             munged.get(k), old.get(k), spec_type.fields[k].type if spec_type is not None and k in spec_type.fields else None))
         causes.append(forbidden("spec", f"pod updates may not change fields other than {POD_UPDATABLE_FIELDS}\n"
                                 + "\n".join(f"  spec.{k}" for k in changed)))
+    return causes
+
+
+_IMMUTABLE_WHEN_SET = "field is immutable when `immutable` is set"
+
+
+def _immutable_data_causes(kind: str, obj: dict[str, Any], old: dict[str, Any]) -> list[Cause]:
+    """``ValidateSecretUpdate`` / ``ValidateConfigMapUpdate``: a Secret's ``type`` never changes; once
+    ``immutable`` is true, neither it nor the data may change (absent and empty data differ, as
+    ``reflect.DeepEqual`` tells a nil map from an empty one)."""
+    causes: list[Cause] = []
+    if kind == "Secret" and obj.get("type") != old.get("type"):
+        causes.append(invalid("type", obj.get("type"), "field is immutable"))
+    if old.get("immutable") is True:
+        if obj.get("immutable") is not True:
+            causes.append(forbidden("immutable", _IMMUTABLE_WHEN_SET))
+        for field in ("data",) if kind == "Secret" else ("data", "binaryData"):
+            if obj.get(field) != old.get(field):
+                causes.append(forbidden(field, _IMMUTABLE_WHEN_SET))
     return causes
 
 

@@ -9,6 +9,7 @@ Priority, DefaultTolerationSeconds) are not part of this.
 
 from __future__ import annotations
 
+import base64
 import math
 from collections.abc import Callable
 from fractions import Fraction
@@ -26,7 +27,7 @@ def apply_builtin_defaults(kind: str, obj: JSONDict, base: JSONDict | None = Non
     """Apply the server-side defaults of built-in ``kind`` to ``obj``, in place (idempotent).
 
     Pod: PodSpec, containers, ports, probes, volumes, resources; ``status.phase``
-    ``Pending`` and ``status.qosClass`` when absent. Secret: ``type: Opaque``.
+    ``Pending`` and ``status.qosClass`` when absent. Secret: ``type: Opaque``, and ``stringData`` merged into ``data``.
     Namespace: the ``kubernetes.io/metadata.name`` label and ``status.phase:
     Active``. Other kinds: nothing. ``base``: a stored object ``obj`` shares parts with; a
     Pod spec that *is* its spec was defaulted when stored and is not walked again.
@@ -365,8 +366,23 @@ def pod_qos_class(spec: JSONDict) -> str:
 
 
 def _secret(obj: JSONDict) -> None:
+    """``type: Opaque`` when unset; and ``stringData``, a write-only field, merged into ``data``.
+
+    The merge is the v1-to-internal conversion's (``Convert_v1_Secret_To_core_Secret``): each
+    value is base64-encoded into ``data`` (overwriting the same key), and ``stringData`` is never
+    stored. Values that are not strings are left for validation to report.
+    """
     if not obj.get("type"):
         obj["type"] = "Opaque"
+    string_data = obj.get("stringData")
+    if type(string_data) is dict and all(type(v) is str for v in string_data.values()):
+        del obj["stringData"]
+        if string_data:
+            data = obj.get("data")
+            merged = dict(data) if type(data) is dict else {}  # (data may be a stored map: replaced, not changed)
+            for k, v in string_data.items():
+                merged[k] = base64.b64encode(v.encode()).decode()
+            obj["data"] = merged
 
 
 def _namespace(obj: JSONDict) -> None:

@@ -1,0 +1,69 @@
+"""Secrets and ConfigMaps: ``stringData`` is merged into ``data`` on every write; ``immutable`` freezes the data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fakeapi import APIServer
+from fakeapi.client import Client
+from fakeapi.errors import ApiError
+
+IMMUTABLE = "Forbidden: field is immutable when `immutable` is set"
+
+
+def _secret(name: str = "s", **fields: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name, "namespace": "default"}, **fields}
+
+
+def test_string_data_is_merged_into_data_and_never_stored() -> None:
+    api = APIServer()
+    out = api.create(_secret(data={"a": "YQ==", "b": "Yg=="}, stringData={"a": "x", "c": "héllo"}))
+    assert out["data"] == {"a": "eA==", "b": "Yg==", "c": "aMOpbGxv"}  # stringData wins; UTF-8, base64
+    assert "stringData" not in out and "stringData" not in api.get("Secret", "s", "default")
+    out = api.patch("Secret", "s", {"stringData": {"d": "z"}}, namespace="default")
+    assert out["data"]["d"] == "eg==" and "stringData" not in out
+    # what a Go client sends (go_encoded) goes through the same conversion
+    got = Client(api, "c").create(_secret("t", stringData={"k": "v"}))
+    assert got["data"] == {"k": "dg=="} and "stringData" not in got
+
+
+def test_string_data_with_a_value_that_is_not_a_string_is_invalid() -> None:
+    with pytest.raises(ApiError) as err:
+        APIServer().create(_secret(stringData={"a": 1}))
+    assert err.value.code == 422 and "stringData" in err.value.message
+
+
+# (case, the kind, the object's fields at create, the merge patch, the causes or None: allowed)
+CASES: list[tuple[str, str, dict[str, Any], dict[str, Any], list[str] | None]] = [
+    ("a mutable secret's data", "Secret", {"data": {"a": "YQ=="}}, {"data": {"a": "Yg=="}}, None),
+    ("an immutable secret's labels", "Secret", {"data": {"a": "YQ=="}, "immutable": True},
+     {"metadata": {"labels": {"x": "y"}}}, None),
+    ("an immutable secret's data", "Secret", {"data": {"a": "YQ=="}, "immutable": True}, {"data": {"a": "Yg=="}},
+     [f"data: {IMMUTABLE}"]),
+    ("an immutable secret's stringData", "Secret", {"data": {"a": "YQ=="}, "immutable": True},
+     {"stringData": {"b": "x"}}, [f"data: {IMMUTABLE}"]),
+    ("an immutable secret made mutable", "Secret", {"data": {"a": "YQ=="}, "immutable": True},
+     {"immutable": False}, [f"immutable: {IMMUTABLE}"]),
+    ("a mutable secret made immutable", "Secret", {"data": {"a": "YQ=="}}, {"immutable": True}, None),
+    ("a secret's type", "Secret", {"type": "Opaque"}, {"type": "example.com/other"},
+     ['type: Invalid value: "example.com/other": field is immutable']),
+    ("an immutable configmap's data and binaryData", "ConfigMap", {"data": {"a": "1"}, "immutable": True},
+     {"data": {"a": "2"}, "binaryData": {"b": "YQ=="}}, [f"data: {IMMUTABLE}", f"binaryData: {IMMUTABLE}"]),
+    ("an immutable configmap's annotations", "ConfigMap", {"data": {"a": "1"}, "immutable": True},
+     {"metadata": {"annotations": {"x": "y"}}}, None),
+]
+
+
+@pytest.mark.parametrize(("case", "kind", "fields", "patch", "causes"), CASES, ids=[c[0] for c in CASES])
+def test_updates(case: str, kind: str, fields: dict[str, Any], patch: dict[str, Any], causes: list[str] | None) -> None:
+    api = APIServer()
+    api.create({"apiVersion": "v1", "kind": kind, "metadata": {"name": "o", "namespace": "default"}, **fields})
+    if causes is None:
+        api.patch(kind, "o", patch, namespace="default")
+        return
+    with pytest.raises(ApiError) as err:
+        api.patch(kind, "o", patch, namespace="default")
+    assert err.value.code == 422
+    assert [f"{c['field']}: {c['message']}" for c in err.value.causes] == causes
