@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache, partial
 from typing import Any
 
-from .errors import FIELD_VALUE_DUPLICATE, Cause
+from .errors import FIELD_VALUE_DUPLICATE, FIELD_VALUE_INVALID, Cause
 from .kinds import Kind
 from .metavalidation import _dns1123_label, forbidden, invalid, is_dns1123_label, required
 
@@ -143,13 +143,18 @@ _TOLERATION_FIELDS = ("key", "operator", "value", "effect")
 def validate_builtin_update(kind: Kind, obj: dict[str, Any], old: dict[str, Any]) -> list[Cause]:
     """Field errors of an update of a built-in beyond its create rules (empty for other kinds).
 
-    Secrets and ConfigMaps: see :func:`_immutable_data_causes`. Pods (``ValidatePodUpdate``): a pod's spec is immutable but for its containers' images,
+    Secrets and ConfigMaps: see :func:`_immutable_data_causes`; role bindings:
+    :func:`_role_ref_causes`. Pods (``ValidatePodUpdate``): a pod's spec is immutable but for its containers' images,
     ``activeDeadlineSeconds`` (set, or lowered), added tolerations (or an existing one's
     ``tolerationSeconds``), removed scheduling gates and a negative
     ``terminationGracePeriodSeconds`` set to 1. The real message ends with a Go ``cmp.Diff`` of
     the internal types; here the paths of the fields that changed follow instead.
     """
-    if not kind.builtin or kind.group:
+    if not kind.builtin:
+        return []
+    if kind.group == "rbac.authorization.k8s.io" and kind.kind in ("RoleBinding", "ClusterRoleBinding"):
+        return _role_ref_causes(obj, old)
+    if kind.group:
         return []
     if kind.kind in ("Secret", "ConfigMap"):
         return _immutable_data_causes(kind.kind, obj, old)
@@ -206,6 +211,23 @@ def _pod_update_causes(new: dict[str, Any], old: dict[str, Any], spec_type: Any)
         causes.append(forbidden("spec", f"pod updates may not change fields other than {POD_UPDATABLE_FIELDS}\n"
                                 + "\n".join(f"  spec.{k}" for k in changed)))
     return causes
+
+
+_ROLE_REF_FIELDS = (("APIGroup", "apiGroup"), ("Kind", "kind"), ("Name", "name"))
+
+
+def _role_ref_causes(obj: dict[str, Any], old: dict[str, Any]) -> list[Cause]:
+    """``ValidateRoleBindingUpdate``: ``cannot change roleRef``, the new one shown as Go's ``%#v`` of the
+    internal struct (controllers look for that text, then delete and recreate the binding)."""
+    def fields(ref: Any) -> tuple[str, ...]:
+        ref = ref if isinstance(ref, dict) else {}
+        return tuple(str(ref.get(j) or "") for _, j in _ROLE_REF_FIELDS)
+
+    new_ref = fields(obj.get("roleRef"))
+    if new_ref == fields(old.get("roleRef")):
+        return []
+    shown = ", ".join(f"{g}:{json.dumps(v)}" for (g, _), v in zip(_ROLE_REF_FIELDS, new_ref, strict=True))
+    return [Cause(FIELD_VALUE_INVALID, f"Invalid value: rbac.RoleRef{{{shown}}}: cannot change roleRef", "roleRef")]
 
 
 _IMMUTABLE_WHEN_SET = "field is immutable when `immutable` is set"
