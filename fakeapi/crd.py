@@ -117,8 +117,14 @@ def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def validate_crd(crd: dict[str, Any]) -> list[Cause]:
-    """The checks kube-apiserver makes that a fixture author is likely to trip on."""
+def validate_crd(crd: dict[str, Any], old: dict[str, Any] | None = None) -> list[Cause]:
+    """The checks kube-apiserver makes that a fixture author is likely to trip on.
+
+    ``old``: the stored CRD an update replaces. Then the name is not checked against the
+    names (it cannot change), and ``validateCustomResourceDefinitionSpecUpdate``'s rules apply:
+    ``spec.group`` and ``spec.names.plural`` never change, ``spec.scope`` and ``spec.names.kind``
+    not once the CRD is Established.
+    """
     causes: list[Cause] = []
     spec = _mapping(crd.get("spec"))
     group = spec.get("group") or ""
@@ -138,11 +144,30 @@ def validate_crd(crd: dict[str, Any]) -> list[Cause]:
     elif sum(1 for v in versions if isinstance(v, dict) and v.get("storage")) != 1:
         causes.append(Cause(FIELD_VALUE_INVALID, "Invalid value: " + repr(versions and "versions")
                             + ": must have exactly one version marked as storage version", "spec.versions"))
+    if old is not None:
+        return causes + _crd_update_causes(spec, _mapping(old.get("spec")), _established(old))
     name = _mapping(crd.get("metadata")).get("name", "")
     if names.get("plural") and group and name != f"{names['plural']}.{group}":
         causes.append(Cause(FIELD_VALUE_INVALID,
                             f'Invalid value: "{name}": must be spec.names.plural+"."+spec.group', "metadata.name"))
     return causes
+
+
+def _crd_update_causes(spec: dict[str, Any], old_spec: dict[str, Any], established: bool) -> list[Cause]:
+    names, old_names = _mapping(spec.get("names")), _mapping(old_spec.get("names"))
+    checks: list[tuple[str, Any, Any]] = []
+    if established:  # they shape the storage
+        checks += [("spec.scope", spec.get("scope"), old_spec.get("scope")),
+                   ("spec.names.kind", names.get("kind"), old_names.get("kind"))]
+    checks += [("spec.group", spec.get("group"), old_spec.get("group")),  # they make the resource's name
+               ("spec.names.plural", names.get("plural"), old_names.get("plural"))]
+    return [Cause(FIELD_VALUE_INVALID, f"Invalid value: {json.dumps(new or '')}: field is immutable", path)
+            for path, new, was in checks if (new or "") != (was or "")]
+
+
+def _established(crd: dict[str, Any]) -> bool:
+    conditions = _mapping(crd.get("status")).get("conditions") or []
+    return any(isinstance(c, dict) and c.get("type") == "Established" and c.get("status") == "True" for c in conditions)
 
 
 def fully_typed(schema: dict[str, Any]) -> bool:

@@ -410,7 +410,7 @@ class APIServer:
             else:
                 causes += kind.compiled.validate(obj, old=old)
         if kind.kind == "CustomResourceDefinition" and kind.group == "apiextensions.k8s.io":
-            causes += validate_crd(obj)
+            causes += validate_crd(obj, old)
         elif kind.builtin and subresource != "status" and not body_shared:
             causes += validate_builtin(kind, obj)
             if old is not None:

@@ -9,6 +9,7 @@ import re
 import pytest
 from support import NAME_ALPHABET, R, expect_error, make_api, widget, widget_crd, widget_schema
 
+from fakeapi.errors import ApiError
 from fakeapi.server import APIServer
 from fakeapi.watch import DELETED
 
@@ -151,6 +152,35 @@ class TestCrdLifecycle:
         out = api.create({"apiVersion": "example.com/v1", "kind": "Widget",
                           "metadata": {"name": "w", "namespace": "default"}, "spec": {"any": {"thing": [1]}}})
         assert out["spec"] == {"any": {"thing": [1]}}
+
+
+CRD_UPDATES = [
+    ("scope", lambda spec: spec.update(scope="Cluster"), 'spec.scope: Invalid value: "Cluster": field is immutable'),
+    ("group", lambda spec: spec.update(group="other.example.com"),
+     'spec.group: Invalid value: "other.example.com": field is immutable'),
+    ("kind", lambda spec: spec["names"].update(kind="Gadget"), 'spec.names.kind: Invalid value: "Gadget": field is immutable'),
+    ("plural", lambda spec: spec["names"].update(plural="gadgets"),
+     'spec.names.plural: Invalid value: "gadgets": field is immutable'),
+    ("short names", lambda spec: spec["names"].update(shortNames=["wd"]), None),
+]
+
+
+@pytest.mark.parametrize(("what", "change", "error"), CRD_UPDATES, ids=[c[0] for c in CRD_UPDATES])
+def test_what_an_established_crd_update_may_change(what: str, change: object, error: str | None) -> None:
+    """validateCustomResourceDefinitionSpecUpdate: group and plural never change; scope and kind not
+    once the CRD is Established (here at once). The name is not checked against the names again."""
+    api = make_api()
+    crd = api.get("CustomResourceDefinition", "widgets.example.com")
+    assert callable(change)
+    change(crd["spec"])
+    if error is None:
+        api.update(crd)
+        return
+    with pytest.raises(ApiError) as err:
+        api.update(crd)
+    assert err.value.code == 422
+    assert err.value.message == f'CustomResourceDefinition.apiextensions.k8s.io "widgets.example.com" is invalid: {error}'
+    assert api.kinds.require("Widget").namespaced
 
 
 class TestGenerateName:
