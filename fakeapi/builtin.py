@@ -9,6 +9,7 @@ kubernetes/pkg/registry.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Sequence
@@ -17,8 +18,9 @@ from functools import cache, partial
 from typing import Any
 
 from .errors import FIELD_VALUE_DUPLICATE, FIELD_VALUE_INVALID, Cause
+from .jsonutil import go_json_type
 from .kinds import Kind
-from .metavalidation import _dns1123_label, forbidden, invalid, is_dns1123_label, required
+from .metavalidation import _dns1123_label, forbidden, invalid, is_dns1123_label, required, too_long
 
 
 @dataclass(frozen=True)
@@ -125,9 +127,84 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
     if kind.kind == "Pod":
         spec = obj.get("spec")
         return _pod_spec_causes(spec, "spec") if isinstance(spec, dict) else []
-    if kind.kind in ("ConfigMap", "Secret"):
+    if kind.kind == "Secret":
+        return _config_key_causes(obj) + _secret_causes(obj)
+    if kind.kind == "ConfigMap":
         return _config_key_causes(obj)
     return []
+
+
+#: ``core.MaxSecretSize``: the decoded bytes of a Secret's data together.
+MAX_SECRET_SIZE = 1024 * 1024
+#: The keys each Secret type requires in ``data`` (``ValidateSecret``).
+_SECRET_REQUIRED_KEYS: dict[str, tuple[str, ...]] = {
+    "kubernetes.io/dockercfg": (".dockercfg",),
+    "kubernetes.io/dockerconfigjson": (".dockerconfigjson",),
+    "kubernetes.io/ssh-auth": ("ssh-privatekey",),
+    "kubernetes.io/tls": ("tls.crt", "tls.key"),
+}
+
+
+def _secret_causes(obj: dict[str, Any]) -> list[Cause]:
+    """``ValidateSecret``: the total size, and what each type needs (keys, a service account's name,
+    well-formed Docker config JSON)."""
+    data = obj.get("data")
+    data = data if isinstance(data, dict) else {}
+    decoded = {k: _b64(v) for k, v in data.items()}
+    causes: list[Cause] = []
+    if sum(len(v) for v in decoded.values() if v is not None) > MAX_SECRET_SIZE:
+        causes.append(too_long("data", MAX_SECRET_SIZE))
+    kind = obj.get("type") or "Opaque"
+    if kind == "kubernetes.io/service-account-token":
+        meta = obj.get("metadata")
+        annotations = (meta.get("annotations") if isinstance(meta, dict) else None) or {}
+        if not annotations.get("kubernetes.io/service-account.name"):
+            causes.append(required("metadata.annotations[kubernetes.io/service-account.name]"))
+    elif kind == "kubernetes.io/basic-auth":
+        if "username" not in data and "password" not in data:  # either may be empty, but one must be there
+            causes += [required("data[username]"), required("data[password]")]
+    elif kind == "kubernetes.io/ssh-auth":
+        if not decoded.get("ssh-privatekey"):
+            causes.append(required("data[ssh-privatekey]"))
+    elif kind == "kubernetes.io/tls":
+        causes += [required(f"data[{k}]") for k in _SECRET_REQUIRED_KEYS[kind] if k not in data]
+    elif kind in ("kubernetes.io/dockercfg", "kubernetes.io/dockerconfigjson"):
+        key = _SECRET_REQUIRED_KEYS[kind][0]
+        if key not in data:
+            causes.append(required(f"data[{key}]"))
+        else:
+            problem = _json_object_problem(decoded.get(key) or b"")
+            if problem:
+                causes.append(invalid(f"data[{key}]", "<secret contents redacted>", problem))
+    return causes
+
+
+def _b64(value: Any) -> bytes | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return base64.b64decode(value, validate=True)
+    except ValueError:
+        return None
+
+
+def _json_object_problem(raw: bytes) -> str:
+    """Why ``json.Unmarshal`` into ``map[string]interface{}`` fails ('' when it does not). The
+    commonest Go messages are reproduced; other syntax errors name the offset."""
+    text = raw.decode("utf-8", errors="replace")
+    if not text.strip():
+        return "unexpected end of JSON input"
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        if e.pos >= len(text.rstrip()):
+            return "unexpected end of JSON input"
+        ch = text[e.pos]
+        where = "looking for beginning of value" if not text[:e.pos].strip() else f"at offset {e.pos + 1}"
+        return f"invalid character {ch!r} {where}"
+    if not isinstance(value, dict):
+        return f"json: cannot unmarshal {go_json_type(value)} into Go value of type map[string]interface {{}}"
+    return ""
 
 
 #: ``updatablePodSpecFieldsNoResources``: what a Pod update may change, in the order of the message.

@@ -67,3 +67,57 @@ def test_updates(case: str, kind: str, fields: dict[str, Any], patch: dict[str, 
         api.patch(kind, "o", patch, namespace="default")
     assert err.value.code == 422
     assert [f"{c['field']}: {c['message']}" for c in err.value.causes] == causes
+
+
+def _b64(text: str) -> str:
+    import base64
+
+    return base64.b64encode(text.encode()).decode()
+
+
+# (case, the Secret's type, its data, its annotations, the causes or None: created)
+TYPES: list[tuple[str, str, dict[str, str], dict[str, str] | None, list[str] | None]] = [
+    ("opaque, empty", "Opaque", {}, None, None),
+    ("tls without its key", "kubernetes.io/tls", {"tls.crt": "YQ=="}, None, ["data[tls.key]: Required value"]),
+    ("tls", "kubernetes.io/tls", {"tls.crt": "YQ==", "tls.key": "YQ=="}, None, None),
+    ("docker config JSON missing", "kubernetes.io/dockerconfigjson", {}, None,
+     ["data[.dockerconfigjson]: Required value"]),
+    ("docker config JSON not an object", "kubernetes.io/dockerconfigjson", {".dockerconfigjson": _b64("[]")}, None,
+     ['data[.dockerconfigjson]: Invalid value: "<secret contents redacted>": '
+      "json: cannot unmarshal array into Go value of type map[string]interface {}"]),
+    ("docker config JSON empty", "kubernetes.io/dockercfg", {".dockercfg": ""}, None,
+     ['data[.dockercfg]: Invalid value: "<secret contents redacted>": unexpected end of JSON input']),
+    ("docker config JSON", "kubernetes.io/dockerconfigjson", {".dockerconfigjson": _b64('{"auths": {}}')}, None, None),
+    ("basic auth with neither", "kubernetes.io/basic-auth", {}, None,
+     ["data[username]: Required value", "data[password]: Required value"]),
+    ("basic auth with an empty password", "kubernetes.io/basic-auth", {"password": ""}, None, None),
+    ("ssh auth with an empty key", "kubernetes.io/ssh-auth", {"ssh-privatekey": ""}, None,
+     ["data[ssh-privatekey]: Required value"]),
+    ("a service account token without its account", "kubernetes.io/service-account-token", {}, None,
+     ["metadata.annotations[kubernetes.io/service-account.name]: Required value"]),
+    ("a service account token", "kubernetes.io/service-account-token", {},
+     {"kubernetes.io/service-account.name": "sa"}, None),
+    ("an unknown type", "example.com/anything", {}, None, None),
+]
+
+
+@pytest.mark.parametrize(("case", "secret_type", "data", "annotations", "causes"), TYPES, ids=[c[0] for c in TYPES])
+def test_what_each_secret_type_needs(case: str, secret_type: str, data: dict[str, str],
+                                     annotations: dict[str, str] | None, causes: list[str] | None) -> None:
+    body = _secret(type=secret_type, data=data)
+    if annotations:
+        body["metadata"]["annotations"] = annotations
+    if causes is None:
+        APIServer().create(body)
+        return
+    with pytest.raises(ApiError) as err:
+        APIServer().create(body)
+    assert [f"{c['field']}: {c['message']}" for c in err.value.causes] == causes
+
+
+def test_a_secret_over_a_mebibyte_is_too_long() -> None:
+    big = "a" * (512 * 1024 + 1)
+    with pytest.raises(ApiError) as err:
+        APIServer().create(_secret(stringData={"a": big, "b": big}))
+    assert [f"{c['field']}: {c['message']}" for c in err.value.causes] == [
+        "data: Too long: may not be more than 1048576 bytes"]
