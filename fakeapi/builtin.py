@@ -17,10 +17,18 @@ from dataclasses import dataclass
 from functools import cache, partial
 from typing import Any
 
-from .errors import FIELD_VALUE_DUPLICATE, FIELD_VALUE_INVALID, Cause
+from .errors import FIELD_VALUE_DUPLICATE, FIELD_VALUE_INVALID, FIELD_VALUE_NOT_SUPPORTED, Cause
 from .jsonutil import go_json_type
 from .kinds import Kind
-from .metavalidation import _dns1123_label, forbidden, invalid, is_dns1123_label, required, too_long
+from .metavalidation import (
+    _dns1123_label,
+    forbidden,
+    invalid,
+    is_dns1123_label,
+    required,
+    too_long,
+    validate_name,
+)
 
 
 @dataclass(frozen=True)
@@ -122,7 +130,15 @@ _CONFIG_KEY_MSG = ("a valid config key must consist of alphanumeric characters, 
 
 def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
     """Field errors of a built-in object that its schema cannot express (empty for other kinds)."""
-    if not kind.builtin or kind.group:
+    if not kind.builtin:
+        return []
+    if kind.group == RBAC_GROUP:
+        if kind.kind in ("Role", "ClusterRole"):
+            return _policy_rule_causes(obj.get("rules"), kind.namespaced)
+        if kind.kind in ("RoleBinding", "ClusterRoleBinding"):
+            return _role_binding_causes(obj)
+        return []
+    if kind.group:
         return []
     if kind.kind == "Pod":
         spec = obj.get("spec")
@@ -132,6 +148,75 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
     if kind.kind == "ConfigMap":
         return _config_key_causes(obj)
     return []
+
+
+RBAC_GROUP = "rbac.authorization.k8s.io"
+
+
+def _policy_rule_causes(rules: Any, namespaced: bool) -> list[Cause]:
+    """``ValidatePolicyRule`` for each rule of a Role: verbs, and for resource rules apiGroups and
+    resources, each at least one (an absent ``verbs`` is the schema's Required value already);
+    non-resource URLs only in cluster roles, and never beside resources."""
+    causes: list[Cause] = []
+    for i, rule in enumerate(rules if isinstance(rules, list) else ()):
+        if not isinstance(rule, dict):
+            continue
+        path = f"rules[{i}]"
+        if rule.get("verbs") == []:
+            causes.append(required(f"{path}.verbs", "verbs must contain at least one value"))
+        urls = rule.get("nonResourceURLs")
+        if urls:
+            if namespaced:
+                causes.append(invalid(f"{path}.nonResourceURLs", urls, "namespaced rules cannot apply to non-resource URLs"))
+            if rule.get("apiGroups") or rule.get("resources") or rule.get("resourceNames"):
+                causes.append(invalid(f"{path}.nonResourceURLs", urls,
+                                      "rules cannot apply to both regular resources and non-resource URLs"))
+            continue
+        if not rule.get("apiGroups"):
+            causes.append(required(f"{path}.apiGroups", "resource rules must supply at least one api group"))
+        if not rule.get("resources"):
+            causes.append(required(f"{path}.resources", "resource rules must supply at least one resource"))
+    return causes
+
+
+def _not_supported(field: str, value: Any, supported: Sequence[str]) -> Cause:
+    return Cause(FIELD_VALUE_NOT_SUPPORTED, f"Unsupported value: {json.dumps(value if value is not None else '')}: "
+                 "supported values: " + ", ".join(json.dumps(v) for v in supported), field)
+
+
+def _role_binding_causes(obj: dict[str, Any]) -> list[Cause]:
+    """``ValidateRoleBinding``: the roleRef names a Role or ClusterRole of RBAC's group; each subject has
+    a name and a kind (ServiceAccount with no apiGroup, User or Group with RBAC's)."""
+    ref = obj.get("roleRef")
+    ref = ref if isinstance(ref, dict) else {}
+    causes: list[Cause] = []
+    if (ref.get("apiGroup") or "") != RBAC_GROUP:
+        causes.append(_not_supported("roleRef.apiGroup", ref.get("apiGroup"), [RBAC_GROUP]))
+    if ref.get("kind") not in ("Role", "ClusterRole"):
+        causes.append(_not_supported("roleRef.kind", ref.get("kind"), ["Role", "ClusterRole"]))
+    name = ref.get("name")
+    if not name:
+        causes.append(required("roleRef.name"))
+    elif isinstance(name, str):
+        causes += [invalid("roleRef.name", name, msg) for msg in validate_name(name, "path")]
+    for i, subject in enumerate(obj.get("subjects") or ()):
+        if not isinstance(subject, dict):
+            continue
+        path = f"subjects[{i}]"
+        sname, skind, group = subject.get("name"), subject.get("kind"), subject.get("apiGroup") or ""
+        if not sname:
+            causes.append(required(f"{path}.name"))
+        if skind == "ServiceAccount":
+            if isinstance(sname, str) and sname:
+                causes += [invalid(f"{path}.name", sname, msg) for msg in validate_name(sname, "subdomain")]
+            if group:
+                causes.append(_not_supported(f"{path}.apiGroup", group, [""]))
+        elif skind in ("User", "Group"):
+            if group != RBAC_GROUP:
+                causes.append(_not_supported(f"{path}.apiGroup", group, [RBAC_GROUP]))
+        else:
+            causes.append(_not_supported(f"{path}.kind", skind, ["ServiceAccount", "User", "Group"]))
+    return causes
 
 
 #: ``core.MaxSecretSize``: the decoded bytes of a Secret's data together.
@@ -229,7 +314,7 @@ def validate_builtin_update(kind: Kind, obj: dict[str, Any], old: dict[str, Any]
     """
     if not kind.builtin:
         return []
-    if kind.group == "rbac.authorization.k8s.io" and kind.kind in ("RoleBinding", "ClusterRoleBinding"):
+    if kind.group == RBAC_GROUP and kind.kind in ("RoleBinding", "ClusterRoleBinding"):
         return _role_ref_causes(obj, old)
     if kind.group:
         return []

@@ -28,7 +28,7 @@ def apply_builtin_defaults(kind: str, obj: JSONDict, base: JSONDict | None = Non
 
     Pod: PodSpec, containers, ports, probes, volumes, resources; ``status.phase``
     ``Pending`` and ``status.qosClass`` when absent. Secret: ``type: Opaque``, and ``stringData`` merged into ``data``.
-    Namespace: the ``kubernetes.io/metadata.name`` label and ``status.phase:
+    RoleBinding: the roleRef's and subjects' apiGroups. Namespace: the ``kubernetes.io/metadata.name`` label and ``status.phase:
     Active``. Other kinds: nothing. ``base``: a stored object ``obj`` shares parts with; a
     Pod spec that *is* its spec was defaulted when stored and is not walked again.
     """
@@ -400,8 +400,27 @@ def _namespace(obj: JSONDict) -> None:
         status["phase"] = "Active"
 
 
+_RBAC_GROUP = "rbac.authorization.k8s.io"
+
+
+def _role_binding(obj: JSONDict) -> None:
+    """``SetDefaults_RoleBinding`` and ``SetDefaults_Subject``: the roleRef's apiGroup is RBAC's; a
+    User's or Group's subject apiGroup too (a ServiceAccount's stays empty)."""
+    ref = obj.get("roleRef")
+    if type(ref) is dict and not ref.get("apiGroup"):
+        obj["roleRef"] = {**ref, "apiGroup": _RBAC_GROUP}
+    subjects = obj.get("subjects")
+    if type(subjects) is list and any(type(s) is dict and not s.get("apiGroup") and s.get("kind") in ("User", "Group")
+                                      for s in subjects):
+        obj["subjects"] = [{**s, "apiGroup": _RBAC_GROUP}
+                           if type(s) is dict and not s.get("apiGroup") and s.get("kind") in ("User", "Group") else s
+                           for s in subjects]
+
+
 _BY_KIND: dict[str, Callable[[JSONDict], None]] = {
     "Pod": _pod,
     "Secret": _secret,
     "Namespace": _namespace,
+    "RoleBinding": _role_binding,
+    "ClusterRoleBinding": _role_binding,
 }
