@@ -24,7 +24,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from . import errors
-from .builtin import builtin_kinds, validate_builtin, validate_builtin_status_update, validate_builtin_update
+from .builtin import builtin_kinds
+from .builtinvalidation import validate_builtin, validate_builtin_status_update, validate_builtin_update
 from .clock import Clock, format_time, parse_time
 from .crd import kinds_from_crd, validate_crd
 from .defaults import apply_builtin_defaults

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from fakeapi import APIServer
-from fakeapi.builtin import validate_builtin_status_update
+from fakeapi.builtinvalidation import validate_builtin_status_update
 from fakeapi.errors import ApiError
 
 MESSAGE = "Forbidden: may not be transitioned to non-terminated state"

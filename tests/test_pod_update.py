@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from fakeapi import APIServer
-from fakeapi.builtin import POD_UPDATABLE_FIELDS
+from fakeapi.builtinvalidation import POD_UPDATABLE_FIELDS
 from fakeapi.errors import ApiError
 
 FORBIDDEN = f"spec: Forbidden: pod updates may not change fields other than {POD_UPDATABLE_FIELDS}"
