@@ -15,7 +15,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .errors import FIELD_VALUE_DUPLICATE, FIELD_VALUE_INVALID, FIELD_VALUE_NOT_SUPPORTED, Cause
+from .defaults import RBAC_GROUP
+from .errors import FIELD_VALUE_DUPLICATE, FIELD_VALUE_INVALID, Cause
 from .jsonutil import go_json_type
 from .kinds import Kind
 from .metavalidation import (
@@ -23,6 +24,7 @@ from .metavalidation import (
     forbidden,
     invalid,
     is_dns1123_label,
+    not_supported,
     required,
     too_long,
     validate_name,
@@ -55,9 +57,6 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
     return []
 
 
-RBAC_GROUP = "rbac.authorization.k8s.io"
-
-
 def _policy_rule_causes(rules: Any, namespaced: bool) -> list[Cause]:
     """``ValidatePolicyRule`` for each rule of a Role: verbs, and for resource rules apiGroups and
     resources, each at least one (an absent ``verbs`` is the schema's Required value already);
@@ -84,11 +83,6 @@ def _policy_rule_causes(rules: Any, namespaced: bool) -> list[Cause]:
     return causes
 
 
-def _not_supported(field: str, value: Any, supported: Sequence[str]) -> Cause:
-    return Cause(FIELD_VALUE_NOT_SUPPORTED, f"Unsupported value: {json.dumps(value if value is not None else '')}: "
-                 "supported values: " + ", ".join(json.dumps(v) for v in supported), field)
-
-
 def _role_binding_causes(obj: dict[str, Any]) -> list[Cause]:
     """``ValidateRoleBinding``: the roleRef names a Role or ClusterRole of RBAC's group; each subject has
     a name and a kind (ServiceAccount with no apiGroup, User or Group with RBAC's)."""
@@ -96,9 +90,9 @@ def _role_binding_causes(obj: dict[str, Any]) -> list[Cause]:
     ref = ref if isinstance(ref, dict) else {}
     causes: list[Cause] = []
     if (ref.get("apiGroup") or "") != RBAC_GROUP:
-        causes.append(_not_supported("roleRef.apiGroup", ref.get("apiGroup"), [RBAC_GROUP]))
+        causes.append(not_supported("roleRef.apiGroup", ref.get("apiGroup"), [RBAC_GROUP]))
     if ref.get("kind") not in ("Role", "ClusterRole"):
-        causes.append(_not_supported("roleRef.kind", ref.get("kind"), ["Role", "ClusterRole"]))
+        causes.append(not_supported("roleRef.kind", ref.get("kind"), ["Role", "ClusterRole"]))
     name = ref.get("name")
     if not name:
         causes.append(required("roleRef.name"))
@@ -115,12 +109,12 @@ def _role_binding_causes(obj: dict[str, Any]) -> list[Cause]:
             if isinstance(sname, str) and sname:
                 causes += [invalid(f"{path}.name", sname, msg) for msg in validate_name(sname, "subdomain")]
             if group:
-                causes.append(_not_supported(f"{path}.apiGroup", group, [""]))
+                causes.append(not_supported(f"{path}.apiGroup", group, [""]))
         elif skind in ("User", "Group"):
             if group != RBAC_GROUP:
-                causes.append(_not_supported(f"{path}.apiGroup", group, [RBAC_GROUP]))
+                causes.append(not_supported(f"{path}.apiGroup", group, [RBAC_GROUP]))
         else:
-            causes.append(_not_supported(f"{path}.kind", skind, ["ServiceAccount", "User", "Group"]))
+            causes.append(not_supported(f"{path}.kind", skind, ["ServiceAccount", "User", "Group"]))
     return causes
 
 

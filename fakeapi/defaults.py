@@ -400,7 +400,8 @@ def _namespace(obj: JSONDict) -> None:
         status["phase"] = "Active"
 
 
-_RBAC_GROUP = "rbac.authorization.k8s.io"
+#: The RBAC API group (its bindings' defaults here, their validation in builtinvalidation.py).
+RBAC_GROUP = "rbac.authorization.k8s.io"
 
 
 def _role_binding(obj: JSONDict) -> None:
@@ -408,11 +409,11 @@ def _role_binding(obj: JSONDict) -> None:
     User's or Group's subject apiGroup too (a ServiceAccount's stays empty)."""
     ref = obj.get("roleRef")
     if type(ref) is dict and not ref.get("apiGroup"):
-        obj["roleRef"] = {**ref, "apiGroup": _RBAC_GROUP}
+        obj["roleRef"] = {**ref, "apiGroup": RBAC_GROUP}
     subjects = obj.get("subjects")
     if type(subjects) is list and any(type(s) is dict and not s.get("apiGroup") and s.get("kind") in ("User", "Group")
                                       for s in subjects):
-        obj["subjects"] = [{**s, "apiGroup": _RBAC_GROUP}
+        obj["subjects"] = [{**s, "apiGroup": RBAC_GROUP}
                            if type(s) is dict and not s.get("apiGroup") and s.get("kind") in ("User", "Group") else s
                            for s in subjects]
 

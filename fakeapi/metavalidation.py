@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any, TypeGuard
@@ -25,6 +25,7 @@ from typing import Any, TypeGuard
 from .errors import (
     FIELD_VALUE_FORBIDDEN,
     FIELD_VALUE_INVALID,
+    FIELD_VALUE_NOT_SUPPORTED,
     FIELD_VALUE_REQUIRED,
     FIELD_VALUE_TOO_LONG,
     Cause,
@@ -150,6 +151,13 @@ def required(field: str, detail: str = "") -> Cause:
 def forbidden(field: str, detail: str) -> Cause:
     """``field.Forbidden``."""
     return Cause(FIELD_VALUE_FORBIDDEN, "Forbidden" + (": " + detail if detail else ""), field)
+
+
+def not_supported(field: str, value: Any, supported: Sequence[str]) -> Cause:
+    """``field.NotSupported`` (a null value shows as ``""``)."""
+    values = ", ".join(json.dumps(v) for v in supported)
+    return Cause(FIELD_VALUE_NOT_SUPPORTED,
+                 f"Unsupported value: {json.dumps(value if value is not None else '')}: supported values: {values}", field)
 
 
 def too_long(field: str, max_length: int) -> Cause:

@@ -38,6 +38,8 @@ from .jsonutil import go_json_type as _json_type
 from .kinds import Kind, KindRegistry
 from .metavalidation import (
     dedup_owner_references,
+    forbidden,
+    not_supported,
     validate_object_meta,
     validate_object_meta_update,
 )
@@ -359,15 +361,13 @@ class APIServer:
         if not isinstance(meta, dict):
             raise errors.bad_request(
                 f"json: cannot unmarshal {_json_type(meta)} into Go struct field {kind.kind}.metadata of type v1.ObjectMeta")
-        if go_meta:
+        if not stored_meta:
+            if not go_meta:
+                _check_meta_types(kind, meta, bmeta if type(bmeta) is dict else None)
             meta.pop("managedFields", None)
             meta.pop("selfLink", None)
-            if self.snapshot_guard is not None:
+            if go_meta and self.snapshot_guard is not None:
                 _check_go_meta(kind, meta)
-        elif not stored_meta:
-            _check_meta_types(kind, meta, bmeta if type(bmeta) is dict else None)
-            meta.pop("managedFields", None)
-            meta.pop("selfLink", None)
         warnings: list[str]
         if fused:
             obj, warnings = kind.compiled.prepare_copy(obj, meta, base=base,
@@ -1070,7 +1070,7 @@ class APIServer:
     def _check_delete_options(self, policy: str | None, orphan: bool | None, grace: int | None) -> None:
         causes: list[Cause] = []
         if policy is not None and policy not in PROPAGATION_POLICIES:
-            causes.append(_not_supported("propagationPolicy", policy, [*PROPAGATION_POLICIES, "nil"]))
+            causes.append(not_supported("propagationPolicy", policy, [*PROPAGATION_POLICIES, "nil"]))
         if policy is not None and orphan is not None:
             causes.append(Cause(errors.FIELD_VALUE_INVALID,
                                 f'Invalid value: "{policy}": orphanDependents and deletionPropagation cannot be both '
@@ -1665,33 +1665,23 @@ def _check_meta_types_in_order(meta: dict[str, Any], base: dict[str, Any] | None
             del meta[f]
 
 
-def _forbidden(field_name: str, detail: str) -> Cause:
-    return Cause(errors.FIELD_VALUE_FORBIDDEN, f"Forbidden: {detail}", field_name)
-
-
-def _not_supported(field_name: str, value: str, supported: list[str]) -> Cause:
-    values = ", ".join(json.dumps(v) for v in supported)
-    return Cause(errors.FIELD_VALUE_NOT_SUPPORTED, f"Unsupported value: {json.dumps(value)}: supported values: {values}",
-                 field_name)
-
-
 def _list_option_causes(rv: str | None, match: str | None, cont: str | None,
                         send_initial_events: bool | None) -> list[Cause]:
     """The field errors of a LIST's options, in kube-apiserver's order."""
     causes: list[Cause] = []
     if match:
         if not rv:
-            causes.append(_forbidden("resourceVersionMatch",
+            causes.append(forbidden("resourceVersionMatch",
                                      "resourceVersionMatch is forbidden unless resourceVersion is provided"))
         if cont:
-            causes.append(_forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+            causes.append(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
         if match not in ("Exact", "NotOlderThan"):
-            causes.append(_not_supported("resourceVersionMatch", match, ["Exact", "NotOlderThan", ""]))
+            causes.append(not_supported("resourceVersionMatch", match, ["Exact", "NotOlderThan", ""]))
         if match == "Exact" and rv == "0":
-            causes.append(_forbidden("resourceVersionMatch",
+            causes.append(forbidden("resourceVersionMatch",
                                      'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
     if send_initial_events is not None:
-        causes.append(_forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
+        causes.append(forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
     return causes
 
 
@@ -1699,16 +1689,16 @@ def _watch_option_causes(match: str | None, cont: str | None, send_initial_event
     """The field errors of a WATCH's options (the WatchList feature is enabled)."""
     causes: list[Cause] = []
     if send_initial_events is not None and match != "NotOlderThan":
-        causes.append(_forbidden("resourceVersionMatch",
+        causes.append(forbidden("resourceVersionMatch",
                                  "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
     if match:
         if send_initial_events is None:
-            causes.append(_forbidden("resourceVersionMatch",
+            causes.append(forbidden("resourceVersionMatch",
                                      "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
         if match != "NotOlderThan":
-            causes.append(_not_supported("resourceVersionMatch", match, ["NotOlderThan"]))
+            causes.append(not_supported("resourceVersionMatch", match, ["NotOlderThan"]))
         if cont:
-            causes.append(_forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+            causes.append(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
     return causes
 
 
