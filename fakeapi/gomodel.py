@@ -38,11 +38,14 @@ class GoDecodeError(ValueError):
 class GoType:
     """A Go type: ``kind`` is one of :data:`KINDS`; structs have ``fields``, slices/maps ``elem``.
 
-    ``name`` is informational (the definition or path it came from); ``micro``
+    ``name`` is the Go type's name where it is known: a built-in struct's (``PodSpec``, with its
+    package in ``pkg``: ``v1``) or a scalar's width or form (``int32``; ``[]byte`` for a string
+    holding base64). It names the type in decode errors (:func:`go_type_string`); ``micro``
     marks ``metav1.MicroTime`` (microsecond precision) for kind ``time``.
     """
 
-    __slots__ = ("_absent", "_ip_plan", "_plan", "_scalars", "_zero", "elem", "fields", "kind", "micro", "name")
+    __slots__ = ("_absent", "_ip_plan", "_plan", "_scalars", "_zero", "elem", "fields", "kind", "micro", "name",
+                 "pkg")
 
     def __init__(
         self,
@@ -52,6 +55,7 @@ class GoType:
         *,
         name: str = "",
         micro: bool = False,
+        pkg: str = "",
     ) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown Go kind {kind!r}")
@@ -60,6 +64,7 @@ class GoType:
         self.elem = elem
         self.name = name
         self.micro = micro
+        self.pkg = pkg
         self._plan: dict[str, Callable[[Any], Any]] | None = None
         #: The string, int and bool fields that are not pointers (set with ``_plan``): name -> (their
         #: JSON type, omitempty). A value of that exact type is its own encoding (omitted when it is
@@ -97,7 +102,9 @@ class GoField:
 
 # Shared scalar types.
 STRING = GoType("string")
+BYTES = GoType("string", name="[]byte")  # base64 text in JSON
 INT = GoType("int")
+INT32 = GoType("int", name="int32")
 FLOAT = GoType("float")
 BOOL = GoType("bool")
 TIME = GoType("time")
@@ -120,6 +127,33 @@ def slice_of(elem: GoType) -> GoType:
 def map_of(elem: GoType) -> GoType:
     """``map[string]elem``."""
     return GoType("map", elem=elem)
+
+
+_TYPE_STRINGS = {"float": "float64", "bool": "bool", "any": "interface {}", "quantity": "resource.Quantity",
+                 "intorstring": "intstr.IntOrString"}
+
+
+def go_type_string(t: GoType) -> str:
+    """The type as Go's ``reflect.Type.String`` writes it in decode errors.
+
+    ``v1.PodSpec``, ``[]v1.Container``, ``map[string]string``, ``int32``, ``[]uint8``. Named
+    string types (``v1.RestartPolicy``) are not in the schemas the model comes from: they
+    read as ``string``.
+    """
+    k = t.kind
+    if k == "struct":
+        return f"{t.pkg}.{t.name}" if t.pkg else t.name
+    if k == "slice":
+        return "[]" + go_type_string(t.elem) if t.elem is not None else "[]interface {}"
+    if k == "map":
+        return "map[string]" + go_type_string(t.elem) if t.elem is not None else "map[string]interface {}"
+    if k == "string":
+        return "[]uint8" if t.name == "[]byte" else "string"
+    if k == "int":
+        return t.name or "int64"
+    if k == "time":
+        return "v1.MicroTime" if t.micro else "v1.Time"
+    return _TYPE_STRINGS[k]
 
 
 # --- built-in kinds: the exceptions to the schema-derived rules ------------------------------
@@ -296,7 +330,8 @@ def _def_type(name: str) -> GoType:
     if special is not None:
         return special
     node = openapi.definitions()[name]
-    t = GoType("struct", name=name.rpartition(".")[2])
+    pkg_path, _, short = name.rpartition(".")
+    t = GoType("struct", name=short, pkg=pkg_path.rpartition(".")[2])
     _BUILTIN[name] = t
     props = node.get("properties") or {}
     if not props:
@@ -352,9 +387,9 @@ def _prop_type(owner: str, prop: str, node: dict[str, Any]) -> tuple[GoType, boo
         return ANY, False
     kind = types[0] if types else ""
     if kind == "string":
-        return STRING, False
+        return (BYTES if node.get("format") == "byte" else STRING), False
     if kind == "integer":
-        return INT, False
+        return (INT32 if node.get("format") == "int32" else INT), False
     if kind == "number":
         return FLOAT, False
     if kind == "boolean":

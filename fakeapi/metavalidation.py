@@ -83,12 +83,13 @@ def go_quote(s: str) -> str:
 _SHORT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
 
 
-def go_json(value: Any) -> str:
+def go_json(value: Any, *, sort_keys: bool = False) -> str:
     """Go ``encoding/json.Marshal`` of a JSON value (dict order kept: pass Go's field order).
 
+    ``sort_keys``: the value is Go maps (``map[string]interface{}``), marshalled in key order.
     Go escapes ``<``, ``>``, ``&``, U+2028 and U+2029 and keeps other non-ASCII as is.
     """
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=sort_keys)
     if any(c in text for c in "<>&\u2028\u2029"):
         text = (
             text.replace("<", "\\u003c")

@@ -33,12 +33,15 @@ from .errors import ApiError, Cause
 from .faults import ControllerCrash, FaultSet
 from .godecode import DecodeCache
 from .gomodel import GoDecodeError, go_roundtrip_owned
+from .gounmarshal import from_unstructured_error, go_sprint, unmarshal_error
 from .jsonutil import copy_normalized, fast_copy, json_copy, normalize_numbers
 from .jsonutil import go_json_type as _json_type
 from .kinds import Kind, KindRegistry
 from .metavalidation import (
     dedup_owner_references,
     forbidden,
+    go_json,
+    invalid,
     not_supported,
     validate_object_meta,
     validate_object_meta_update,
@@ -316,7 +319,8 @@ class APIServer:
         return ns
 
     def _decode(self, kind: Kind, obj: dict[str, Any], field_validation: str, *, copy: bool = True,
-                shared: bool = False, base: dict[str, Any] | None = None, go_meta: bool = False) -> dict[str, Any]:
+                shared: bool = False, base: dict[str, Any] | None = None, go_meta: bool = False,
+                strict_error: Callable[[str], ApiError] = errors.bad_request) -> dict[str, Any]:
         """Run the decode pipeline on a request body: numbers, pruning, nulls, defaults.
 
         The body is copied first unless ``copy`` is False (the caller owns it outright); a
@@ -328,6 +332,8 @@ class APIServer:
         ``go_encoded``): only ObjectMeta fields, each of its Go type, no nulls or empties, so the
         Go type check and the pruning walk would change nothing and are skipped (with
         ``FAKEAPI_CHECK_SNAPSHOTS=1`` that is checked: :func:`_check_go_meta`).
+        ``strict_error`` builds the error for unknown fields under ``fieldValidation=Strict``
+        (400 for a body; a patch's is 422, :func:`_patch_invalid`).
         """
         if field_validation not in ("Ignore", "Warn", "Strict", ""):
             raise errors.bad_request(
@@ -376,7 +382,7 @@ class APIServer:
             warnings = kind.compiled.prepare(obj) if kind.compiled is not None else []
         if warnings:
             if field_validation == "Strict":
-                raise errors.bad_request("strict decoding error: " + ", ".join(warnings))
+                raise strict_error("strict decoding error: " + ", ".join(warnings))
             if field_validation != "Ignore":
                 self._warn(warnings)
         if kind.builtin:
@@ -535,6 +541,8 @@ class APIServer:
     def _create(self, kind: Kind, body: dict[str, Any], namespace: str | None, field_validation: str,
                 dry_run: bool, keep_creation_timestamp: bool, *, respond: bool = True,
                 go_encoded: bool = False) -> _Outcome:
+        if not go_encoded:
+            _check_go_decodes(kind, body)
         obj = self._decode(kind, body, field_validation, go_meta=go_encoded)
         meta = obj["metadata"]
         ns = self._namespace_for(kind, meta.get("namespace"), namespace)
@@ -818,6 +826,7 @@ class APIServer:
                 raise errors.not_found(kind.group, kind.plural, name)
             if e is None:
                 raise errors.not_found(kind.group, kind.plural, name)
+            _check_go_decodes(kind, obj)
             body = self._decode(kind, obj, field_validation)
             bmeta = body["metadata"]
             bmeta.setdefault("name", name)
@@ -1016,10 +1025,13 @@ class APIServer:
                 if ptype == "json":
                     raise errors.bad_request("the API version or kind of the object changed in the patch")
                 result["apiVersion"], result["kind"] = k.api_version, k.kind
+            if k.stored_go_encoded:
+                _check_patched_go_decodes(k, ptype, body, result)
             # merge patches share the untouched parts of the stored object (kept shared by the decoder);
             # a JSON Patch may share the caller's values
             decoded = self._decode(k, result, field_validation, copy=ptype == "json",
-                                   shared=ptype != "json", base=current if ptype != "json" else None)
+                                   shared=ptype != "json", base=current if ptype != "json" else None,
+                                   strict_error=lambda message: _patch_invalid(ptype, body, result, message))
             dmeta = decoded["metadata"]
             dmeta["name"] = name
             if k.namespaced:
@@ -1574,6 +1586,49 @@ def _check_meta_types(kind: Kind, meta: dict[str, Any], base: dict[str, Any] | N
                     del meta[f]
         return
     _check_meta_types_in_order(meta, base)
+
+
+def _check_go_decodes(kind: Kind, body: dict[str, Any]) -> None:
+    """A create or update body of a built-in kind must decode into its Go struct: else 400.
+
+    The handler decodes before anything else (``transformDecodeError``), so this error wins
+    over every validation error. Custom resources decode as unstructured JSON: not checked.
+    """
+    if not kind.stored_go_encoded:
+        return
+    bad = unmarshal_error(body, kind.go_type)
+    if bad is not None:
+        raise errors.bad_request(f'{kind.kind} in version "{kind.version}" cannot be handled as a {kind.kind}: {bad}')
+
+
+def _check_patched_go_decodes(kind: Kind, ptype: str, patch: Any, result: dict[str, Any]) -> None:
+    """A patched built-in must decode into its Go struct: else 422 ``patch: Invalid value`` (patch.go).
+
+    JSON and merge patches decode the patched JSON (a Go map marshalled: keys sorted); a
+    strategic merge patch's result goes through the unstructured converter. The stored object
+    decodes, so only values the patch brings can fail: the patch is checked first (small), and
+    the result only when the patch has a value of the wrong type.
+    """
+    t = kind.go_type
+    if ptype == "strategic":
+        bad = from_unstructured_error(result, t) if from_unstructured_error(patch, t) is not None else None
+    elif ptype == "merge" and unmarshal_error(patch, t) is None:
+        bad = None
+    else:
+        bad = unmarshal_error(result, t, sorted_keys=True)
+    if bad is not None:
+        raise _patch_invalid(ptype, patch, result, bad)
+
+
+def _patch_invalid(ptype: str, patch: Any, result: dict[str, Any], message: str) -> ApiError:
+    """patch.go's 422 for a patched object that does not decode: ``"" is invalid: patch: Invalid value: …``.
+
+    The value shown is the patched object's JSON (JSON and merge patches) or the patch map as
+    Go's ``%+v`` prints it (strategic merge patches). The real object's JSON also holds its
+    managedFields, which this server does not keep.
+    """
+    value = go_sprint(patch) if ptype == "strategic" else go_json(result, sort_keys=True)
+    return errors.invalid("", "", "", [invalid("patch", value, message)])
 
 
 def _check_go_meta(kind: Kind, meta: dict[str, Any]) -> None:

@@ -29,10 +29,12 @@ def test_string_data_is_merged_into_data_and_never_stored() -> None:
     assert got["data"] == {"k": "dg=="} and "stringData" not in got
 
 
-def test_string_data_with_a_value_that_is_not_a_string_is_invalid() -> None:
+def test_string_data_with_a_value_that_is_not_a_string_does_not_decode() -> None:
     with pytest.raises(ApiError) as err:
         APIServer().create(_secret(stringData={"a": 1}))
-    assert err.value.code == 422 and "stringData" in err.value.message
+    assert err.value.code == 400
+    assert err.value.message == ('Secret in version "v1" cannot be handled as a Secret: '
+                                 "json: cannot unmarshal number into Go struct field Secret.stringData of type string")
 
 
 # (case, the kind, the object's fields at create, the merge patch, the causes or None: allowed)
