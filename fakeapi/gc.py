@@ -69,6 +69,9 @@ class GarbageCollector:
             return
         fins = meta.get("finalizers") or []
         if meta.get("deletionTimestamp"):
+            ns = meta.get("namespace")
+            if ns and ns in self._terminating:  # (its content's finalizers changed: the conditions follow)
+                self._namespaces.add(ns)
             if FOREGROUND in fins:
                 self._foreground.add(uid)
             if ORPHAN in fins:

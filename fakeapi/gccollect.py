@@ -8,11 +8,15 @@ through the public verbs with the actors ``garbage-collector`` and ``namespace-c
 
 from __future__ import annotations
 
+from collections import Counter
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from .clock import parse_time
 from .errors import ApiError, is_conflict
 from .gc import FOREGROUND, GC_ACTOR, NS_ACTOR, ORPHAN
 from .kinds import Kind
+from .nsconditions import failing_conditions, update_conditions
 
 if TYPE_CHECKING:
     from .gc import GarbageCollector
@@ -173,28 +177,70 @@ class Collection:
         if entry is None or not entry.obj["metadata"].get("deletionTimestamp"):
             return False
         did = False
-        remaining = False
-        for k in self.api.kinds.all():
-            if not k.namespaced:
-                continue
+        had_content = False
+        delete_errors: list[str] = []
+        failed: set[str] = set()
+        kinds = [k for k in self.api.kinds.all() if k.namespaced]
+        for k in kinds:
             for obj in list(self.api.objects(k, ns)):
-                remaining = True
+                had_content = True
                 if obj["metadata"].get("deletionTimestamp"):
                     continue
                 try:  # Background, as the namespace controller's deletes: no orphan finalizer is honoured
                     self.api.delete(k.kind, obj["metadata"]["name"], ns, api_version=k.api_version, actor=NS_ACTOR,
                                     preconditions={"uid": obj["metadata"]["uid"]}, propagation_policy="Background")
                     did = True
-                except ApiError:
-                    pass
-        still = any(self.api.objects(k, ns) for k in self.api.kinds.all() if k.namespaced)
-        if not still and (remaining or (entry.obj.get("spec") or {}).get("finalizers")):
+                except ApiError as err:
+                    if err.code not in (404, 405):  # (the rest of this resource waits for the next pass)
+                        delete_errors.append(err.message)
+                        failed.add(k.plural + "." + k.group)
+                        break
+        # what is left, and whether a finalizer or a pod's grace period explains it (deleteAllContentForGroupVersionResource)
+        remaining: dict[tuple[str, str], int] = {}
+        finalizers: Counter[str] = Counter()
+        deleted_at = parse_time(entry.obj["metadata"]["deletionTimestamp"])
+        for k in kinds:
+            left = list(self.api.objects(k, ns)) if k.plural + "." + k.group not in failed else None
+            if not left:  # (a resource whose delete failed is not counted: its error says enough)
+                continue
+            remaining[(k.plural, k.group)] = len(left)
+            held = Counter(f for o in left for f in o["metadata"].get("finalizers") or ())
+            finalizers.update(held)
+            if not held and not (k.builtin and k.kind == "Pod" and self._pods_in_grace(left, deleted_at)):
+                delete_errors.append(f"unexpected items still remain in namespace: {ns} for gvr: "
+                                     f"{k.group}/{k.version}, Resource={k.plural}")
+        did = self._set_deletion_conditions(entry.obj, failing_conditions(remaining, finalizers, delete_errors)) or did
+        if not remaining and not delete_errors and (had_content or (entry.obj.get("spec") or {}).get("finalizers")):
             try:
                 self.api.finalize_namespace(ns, actor=NS_ACTOR)
                 did = True
             except ApiError:
                 self.gc._namespaces.add(ns)
         return did
+
+    def _pods_in_grace(self, pods: list[dict[str, Any]], deleted_at: datetime) -> bool:
+        """``estimateGracefulTerminationForPods``: may the pods left still be in their grace period?
+
+        The longest ``terminationGracePeriodSeconds`` of the pods not yet finished, counted from
+        the namespace's deletion.
+        """
+        grace = max((int((p.get("spec") or {}).get("terminationGracePeriodSeconds") or 0) for p in pods
+                     if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")), default=0)
+        return self.api.clock.now() - deleted_at < timedelta(seconds=grace)
+
+    def _set_deletion_conditions(self, ns_obj: dict[str, Any], failing: dict[str, tuple[str, str]]) -> bool:
+        """Write the namespace's deletion conditions (status) when they changed; True if written."""
+        status = ns_obj.get("status") or {}
+        conditions = update_conditions(status.get("conditions"), failing, self.api.clock.timestamp())
+        if conditions is None:
+            return False
+        body = {**ns_obj, "status": {**status, "conditions": conditions}}
+        try:
+            self.api.update(body, subresource="status", actor=NS_ACTOR)
+        except ApiError:
+            self.gc._namespaces.add(ns_obj["metadata"]["name"])
+            return False
+        return True
 
     def _kind_for_entry(self, e: Any) -> Kind | None:
         api_version, kind = e.obj.get("apiVersion", ""), e.obj.get("kind", "")

@@ -332,6 +332,73 @@ class TestNamespaces:
         expect_error(lambda: api.get("Namespace", "t"), 404)
         assert not [c for c in api.trace.calls if c.actor == "garbage-collector" and c.verb == "patch"]
 
+    def test_the_deletion_conditions_follow_what_remains(self, api: APIServer) -> None:
+        """namespacedResourcesDeleter.deleteAllContent: each pass sets the five conditions."""
+        api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "t"}})
+        api.create(widget("w", "t", finalizers=["example.com/f", "z.io/g"]))
+        api.create(widget("v", "t", finalizers=["example.com/f"]))
+        api.create(configmap("a", "t"))
+        api.delete("Namespace", "t")
+        drain(api)
+        conds = {c["type"]: c for c in api.get("Namespace", "t")["status"]["conditions"]}
+        assert conds["NamespaceContentRemaining"]["status"] == "True"
+        assert conds["NamespaceContentRemaining"]["message"] == (
+            "Some resources are remaining: widgets.example.com has 2 resource instances")
+        assert conds["NamespaceFinalizersRemaining"]["message"] == (
+            "Some content in the namespace has finalizers remaining: example.com/f in 2 resource instances, "
+            "z.io/g in 1 resource instances")
+        assert conds["NamespaceDeletionContentFailure"]["status"] == "False"
+        status_writes = [c for c in api.trace.calls if c.actor == "namespace-controller" and c.subresource == "status"]
+        assert len(status_writes) == 1
+        api.patch("Widget", "v", {"metadata": {"finalizers": None}}, namespace="t")
+        drain(api)
+        conds = {c["type"]: c for c in api.get("Namespace", "t")["status"]["conditions"]}
+        assert conds["NamespaceContentRemaining"]["message"].endswith("has 1 resource instances")
+        api.patch("Widget", "w", {"metadata": {"finalizers": ["z.io/g"]}}, namespace="t")
+        drain(api)
+        conds = {c["type"]: c for c in api.get("Namespace", "t")["status"]["conditions"]}
+        assert conds["NamespaceFinalizersRemaining"]["message"] == (
+            "Some content in the namespace has finalizers remaining: z.io/g in 1 resource instances")
+
+    def test_a_failed_delete_is_a_content_failure(self, api: APIServer) -> None:
+        api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "t"}})
+        api.create(configmap("a", "t"))
+        api.faults.add({"on": {"verb": "delete", "kind": "ConfigMap", "actor": "namespace-controller"},
+                        "error": {"code": 500, "message": "etcd is down"}})
+        api.delete("Namespace", "t")
+        api.gc.run()  # one pass
+        conds = {c["type"]: c for c in api.get("Namespace", "t")["status"]["conditions"]}
+        failure = conds["NamespaceDeletionContentFailure"]
+        assert failure["status"] == "True" and failure["reason"] == "ContentDeletionFailed"
+        assert failure["message"] == "Failed to delete all resource types, 1 remaining: etcd is down"
+        assert conds["NamespaceContentRemaining"]["status"] == "False"  # (that resource's count is not taken)
+        # the next pass (its own status write queued one) deletes it: the fault fired once
+        drain(api)
+        expect_error(lambda: api.get("Namespace", "t"), 404)
+
+    def test_a_pod_in_its_grace_period_is_content_remaining_not_a_failure(self, api: APIServer) -> None:
+        api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "t"}})
+        api.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "t"},
+                    "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "busybox"}]}})
+        api.delete("Namespace", "t")
+        drain(api)
+        assert api.get("Pod", "p", "t")["metadata"]["deletionGracePeriodSeconds"] == 30
+        conds = {c["type"]: c for c in api.get("Namespace", "t")["status"]["conditions"]}
+        assert conds["NamespaceContentRemaining"]["message"] == "Some resources are remaining: pods. has 1 resource instances"
+        assert conds["NamespaceDeletionContentFailure"]["status"] == "False"
+        assert conds["NamespaceFinalizersRemaining"]["status"] == "False"
+
+    def test_the_last_state_of_a_deleted_namespace_has_its_conditions(self, api: APIServer) -> None:
+        api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "e"}})
+        w = api.watch("Namespace", resource_version=str(api.resource_version))
+        api.delete("Namespace", "e")
+        drain(api)
+        last = [ev for ev in w.poll() if ev.type == "DELETED"][-1].object
+        assert [c["type"] for c in last["status"]["conditions"]] == [
+            "NamespaceDeletionDiscoveryFailure", "NamespaceDeletionGroupVersionParsingFailure",
+            "NamespaceDeletionContentFailure", "NamespaceContentRemaining", "NamespaceFinalizersRemaining"]
+        assert {c["status"] for c in last["status"]["conditions"]} == {"False"}
+
     def test_empty_namespace_is_finalized(self, api: APIServer) -> None:
         api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "e"}})
         api.delete("Namespace", "e")
