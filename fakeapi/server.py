@@ -817,6 +817,7 @@ class APIServer:
         def run() -> _Outcome:
             if kind.namespaced and not ns:
                 raise errors.resource_not_found()
+            _check_go_decodes(kind, obj)  # (the handler decodes the body first: this wins over a 404)
             if not name:
                 raise errors.bad_request("name is required")
             if kind.namespaced:
@@ -826,7 +827,6 @@ class APIServer:
                 raise errors.not_found(kind.group, kind.plural, name)
             if e is None:
                 raise errors.not_found(kind.group, kind.plural, name)
-            _check_go_decodes(kind, obj)
             body = self._decode(kind, obj, field_validation)
             bmeta = body["metadata"]
             bmeta.setdefault("name", name)

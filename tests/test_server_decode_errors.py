@@ -75,6 +75,13 @@ def test_an_update_body_that_does_not_decode_is_a_400() -> None:
     assert api.update(stored)["spec"]["activeDeadlineSeconds"] == 60
 
 
+def test_an_update_that_does_not_decode_is_a_400_even_for_a_missing_object() -> None:
+    api = make_api()
+    assert_rejected(api, lambda: api.update(_pod("nope", activeDeadlineSeconds=True)), 400, "BadRequest",
+                    PREFIX + "json: cannot unmarshal bool into Go struct field PodSpec.spec.activeDeadlineSeconds "
+                             "of type int64")
+
+
 def test_an_int32_overflow_is_a_decode_error_not_a_stored_value() -> None:
     api = make_api()
     body = _pod(containers=[{"name": "c", "image": "busybox", "ports": [{"containerPort": 2**31}]}])
