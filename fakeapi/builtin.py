@@ -31,6 +31,9 @@ class BuiltinSpec:
     name_rule: str = "subdomain"
     fields: tuple[str, ...] = ()
     short_names: tuple[str, ...] = ()
+    #: An update that changes the annotations bumps the generation too (Deployments: they are
+    #: copied to the ReplicaSets).
+    annotations_bump_generation: bool = False
 
 
 BUILTINS: tuple[BuiltinSpec, ...] = (
@@ -52,6 +55,8 @@ BUILTINS: tuple[BuiltinSpec, ...] = (
                 short_names=("ev",)),
     BuiltinSpec("rbac.authorization.k8s.io", "v1", "Role", "roles", "io.k8s.api.rbac.v1.Role"),
     BuiltinSpec("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", "io.k8s.api.rbac.v1.RoleBinding"),
+    BuiltinSpec("apps", "v1", "Deployment", "deployments", "io.k8s.api.apps.v1.Deployment", status=True,
+                initial_generation=1, short_names=("deploy",), annotations_bump_generation=True),
     BuiltinSpec("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
                 "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
                 namespaced=False, status=True, initial_generation=1, short_names=("crd", "crds")),
@@ -95,7 +100,8 @@ def builtin_kinds() -> list[Kind]:
                 return_deleted_object=spec.return_deleted_object,
                 name_rule=spec.name_rule,
                 # decoded into Go structs: every field has one JSON type (a CRD's schemas are free-form)
-                extra={"typed": spec.kind != "CustomResourceDefinition"},
+                extra={"typed": spec.kind != "CustomResourceDefinition",
+                       "annotations_bump_generation": spec.annotations_bump_generation},
             )
         )
     return out

@@ -2,9 +2,10 @@
 
 The mistakes a controller is likely to make, with the real messages: on every write, container
 and volume names, images, ConfigMap and Secret keys, what each Secret type needs, Role rules and
-RoleBindings (:func:`validate_builtin`); on an update, a Pod's immutable spec, frozen Secret and
-ConfigMap data, a Secret's type and a binding's roleRef (:func:`validate_builtin_update`); on a
-status write, a Pod's container state transitions (:func:`validate_builtin_status_update`).
+RoleBindings, Deployments (:mod:`fakeapi.appsvalidation`) (:func:`validate_builtin`); on an update, a
+Pod's immutable spec, frozen Secret and ConfigMap data, a Secret's type, a binding's roleRef and a
+Deployment's selector (:func:`validate_builtin_update`); on a status write, a Pod's container state
+transitions and a Deployment's counts (:func:`validate_builtin_status_update`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from .appsvalidation import deployment_causes, deployment_status_causes, deployment_update_causes
 from .defaults import RBAC_GROUP
 from .errors import FIELD_VALUE_DUPLICATE, FIELD_VALUE_INVALID, Cause
 from .jsonutil import go_json_type
@@ -45,6 +47,8 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
         if kind.kind in ("RoleBinding", "ClusterRoleBinding"):
             return _role_binding_causes(obj)
         return []
+    if kind.group == "apps" and kind.kind == "Deployment":
+        return deployment_causes(obj, _pod_spec_causes)
     if kind.group:
         return []
     if kind.kind == "Pod":
@@ -216,6 +220,8 @@ def validate_builtin_update(kind: Kind, obj: dict[str, Any], old: dict[str, Any]
         return []
     if kind.group == RBAC_GROUP and kind.kind in ("RoleBinding", "ClusterRoleBinding"):
         return _role_ref_causes(obj, old)
+    if kind.group == "apps" and kind.kind == "Deployment":
+        return deployment_update_causes(obj, old)
     if kind.group:
         return []
     if kind.kind in ("Secret", "ConfigMap"):
@@ -351,6 +357,8 @@ def validate_builtin_status_update(kind: Kind, obj: dict[str, Any], old: dict[st
     (``ValidateContainerStateTransition``; a restartable init container, a sidecar, may always;
     ephemeral containers never). The policy and the init containers are the stored pod's.
     """
+    if kind.builtin and kind.group == "apps" and kind.kind == "Deployment":
+        return deployment_status_causes(obj.get("status")) if obj.get("status") is not old.get("status") else []
     if kind.kind != "Pod" or not kind.builtin or kind.group:
         return []
     new_status, old_status = obj.get("status"), old.get("status")

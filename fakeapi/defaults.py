@@ -29,7 +29,8 @@ def apply_builtin_defaults(kind: str, obj: JSONDict, base: JSONDict | None = Non
     Pod: PodSpec, containers, ports, probes, volumes, resources; ``status.phase``
     ``Pending`` and ``status.qosClass`` when absent. Secret: ``type: Opaque``, and ``stringData`` merged into ``data``.
     RoleBinding: the roleRef's and subjects' apiGroups. Namespace: the ``kubernetes.io/metadata.name`` label and ``status.phase:
-    Active``. Other kinds: nothing. ``base``: a stored object ``obj`` shares parts with; a
+    Active``. Deployment: replicas, strategy, revisionHistoryLimit, progressDeadlineSeconds and the pod
+    template's spec. Other kinds: nothing. ``base``: a stored object ``obj`` shares parts with; a
     Pod spec that *is* its spec was defaulted when stored and is not walked again.
     """
     if kind == "Pod":
@@ -38,6 +39,32 @@ def apply_builtin_defaults(kind: str, obj: JSONDict, base: JSONDict | None = Non
     fn = _BY_KIND.get(kind)
     if fn is not None:
         fn(obj)
+
+
+def _deployment(obj: JSONDict) -> None:
+    """``SetObjectDefaults_Deployment`` (apps/v1): the spec's defaults and its pod template's.
+
+    The template gets ``SetDefaults_PodSpec`` and the nested defaults of a Pod, not what
+    ``SetDefaults_Pod`` adds to a Pod itself (requests from limits, ``enableServiceLinks``).
+    """
+    spec = _dict(obj, "spec")
+    if spec.get("replicas") is None:
+        spec["replicas"] = 1
+    strategy = _dict(spec, "strategy")
+    if not strategy.get("type"):
+        strategy["type"] = "RollingUpdate"
+    if strategy["type"] == "RollingUpdate":
+        rolling = _dict(strategy, "rollingUpdate")
+        for key in ("maxUnavailable", "maxSurge"):
+            if rolling.get(key) is None:
+                rolling[key] = "25%"
+    if spec.get("revisionHistoryLimit") is None:
+        spec["revisionHistoryLimit"] = 10
+    if spec.get("progressDeadlineSeconds") is None:
+        spec["progressDeadlineSeconds"] = 600
+    template = _dict(spec, "template")
+    tspec = _dict(template, "spec")
+    _pod_spec(tspec, _list(tspec, "containers"), _list(tspec, "initContainers"), _list(tspec, "ephemeralContainers"))
 
 
 def _dict(parent: JSONDict, key: str) -> JSONDict:
@@ -423,5 +450,6 @@ _BY_KIND: dict[str, Callable[[JSONDict], None]] = {
     "Secret": _secret,
     "Namespace": _namespace,
     "RoleBinding": _role_binding,
+    "Deployment": _deployment,
     "ClusterRoleBinding": _role_binding,
 }

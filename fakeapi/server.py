@@ -911,7 +911,9 @@ class APIServer:
             if not kind.builtin:
                 if body_differs(new, e, typed=_typed(kind)):
                     meta["generation"] = int(ometa.get("generation") or 0) + 1
-            elif kind.initial_generation and new.get("spec") != old.get("spec"):  # typed: == is exact
+            elif kind.initial_generation and (new.get("spec") != old.get("spec")  # typed: == is exact
+                                              or (kind.extra.get("annotations_bump_generation")
+                                                  and meta.get("annotations") != ometa.get("annotations"))):
                 meta["generation"] = int(ometa.get("generation") or 0) + 1
         if new["metadata"].get("creationTimestamp") is None:
             new["metadata"].pop("creationTimestamp", None)

@@ -601,3 +601,20 @@ def test_http_and_in_process_writers_share_one_resource_version_sequence(
             w.stop()
     assert rvs == sorted(rvs) and len(set(rvs)) == total
     assert rvs[-1] == api.resource_version
+
+
+def test_a_deployment_through_apps_v1(api_client: Any, core: Any) -> None:
+    """AppsV1Api: a Deployment is created defaulted and its status written (the client checks types itself)."""
+    apps = client.AppsV1Api(api_client)
+    labels = {"app": "web"}
+    body = client.V1Deployment(
+        metadata=client.V1ObjectMeta(name="web"),
+        spec=client.V1DeploymentSpec(
+            selector=client.V1LabelSelector(match_labels=labels),
+            template=client.V1PodTemplateSpec(
+                metadata=client.V1ObjectMeta(labels=labels),
+                spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="nginx:1.25")]))))
+    out = apps.create_namespaced_deployment(NS, body)
+    assert out.spec.replicas == 1 and out.spec.strategy.type == "RollingUpdate" and out.metadata.generation == 1
+    status = apps.patch_namespaced_deployment_status("web", NS, {"status": {"replicas": 1, "readyReplicas": 1}})
+    assert status.status.ready_replicas == 1

@@ -1,0 +1,168 @@
+"""What apps/v1 Deployment validation checks beyond the OpenAPI schema (``pkg/apis/apps/validation``).
+
+No controller runs for Deployments here (as under envtest): an operator's test creates them,
+reads them and writes their status itself. These are the rules such a test meets: a selector
+that matches the pod template's labels, a template that restarts ``Always``, a strategy that can
+make progress, an immutable selector, and a status whose counts are consistent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from .errors import Cause
+from .metavalidation import forbidden, invalid, not_supported, required, validate_labels
+from .selectors import LabelSelector, SelectorError, selector_from_object
+
+_NEGATIVE = "must be greater than or equal to 0"
+_PERCENT_RE = re.compile(r"^[0-9]+%$")
+
+
+PodSpecCauses = Callable[[dict[str, Any], str], list[Cause]]
+
+
+def deployment_causes(obj: dict[str, Any], pod_spec_causes: PodSpecCauses) -> list[Cause]:
+    """``ValidateDeploymentSpec``; ``pod_spec_causes(spec, path)`` validates the template's pod spec."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return []
+    causes = _nonnegative(spec, "replicas", "spec")
+    selector = spec.get("selector")
+    if selector is None:
+        return [*causes, required("spec.selector")]
+    if isinstance(selector, dict) and not selector.get("matchLabels") and not selector.get("matchExpressions"):
+        causes.append(invalid("spec.selector", selector, "empty selector is invalid for deployment"))
+    try:
+        compiled = selector_from_object(selector if isinstance(selector, dict) else {})
+    except SelectorError:
+        causes.append(invalid("spec.selector", selector, "invalid label selector"))
+    else:
+        causes += _template_causes(spec.get("template"), compiled, pod_spec_causes)
+    causes += _strategy_causes(spec.get("strategy"))
+    causes += _nonnegative(spec, "minReadySeconds", "spec")
+    causes += _nonnegative(spec, "revisionHistoryLimit", "spec")
+    deadline = spec.get("progressDeadlineSeconds")
+    if isinstance(deadline, int):
+        causes += _nonnegative(spec, "progressDeadlineSeconds", "spec")
+        if deadline <= int(spec.get("minReadySeconds") or 0):
+            causes.append(invalid("spec.progressDeadlineSeconds", deadline, "must be greater than minReadySeconds"))
+    return causes
+
+
+def _template_causes(template: Any, selector: LabelSelector, pod_spec_causes: PodSpecCauses) -> list[Cause]:
+    """``ValidatePodTemplateSpecForReplicaSet``."""
+    if not isinstance(template, dict):
+        return [required("spec.template")]
+    meta = template.get("metadata")
+    labels = (meta.get("labels") if isinstance(meta, dict) else None) or {}
+    causes: list[Cause] = []
+    if not selector.empty and not selector.matches(labels):
+        causes.append(invalid("spec.template.metadata.labels", labels,
+                              "`selector` does not match template `labels`"))
+    causes += validate_labels(labels, "spec.template.labels")
+    tspec = template.get("spec")
+    if isinstance(tspec, dict):
+        causes += pod_spec_causes(tspec, "spec.template.spec")
+        policy = tspec.get("restartPolicy")
+        if policy != "Always":
+            causes.append(not_supported("spec.template.spec.restartPolicy", policy, ["Always"]))
+        if tspec.get("activeDeadlineSeconds") is not None:
+            causes.append(forbidden("spec.template.spec.activeDeadlineSeconds",
+                                    "activeDeadlineSeconds in ReplicaSet is not Supported"))
+    return causes
+
+
+def _strategy_causes(strategy: Any) -> list[Cause]:
+    """``ValidateDeploymentStrategy`` and ``ValidateRollingUpdateDeployment``."""
+    if not isinstance(strategy, dict):
+        return []
+    stype = strategy.get("type")
+    rolling = strategy.get("rollingUpdate")
+    if stype == "Recreate":
+        if rolling is not None:
+            return [forbidden("spec.strategy.rollingUpdate",
+                              "may not be specified when strategy `type` is 'Recreate'")]
+        return []
+    if stype != "RollingUpdate":
+        return [not_supported("spec.strategy", stype, ["Recreate", "RollingUpdate"])]
+    if not isinstance(rolling, dict):
+        return [required("spec.strategy.rollingUpdate", "this should be defaulted and never be nil")]
+    path = "spec.strategy.rollingUpdate"
+    causes: list[Cause] = []
+    unavailable, surge = rolling.get("maxUnavailable"), rolling.get("maxSurge")
+    for name, value in (("maxUnavailable", unavailable), ("maxSurge", surge)):
+        causes += _int_or_percent_causes(value, f"{path}.{name}")
+    if _int_or_percent(unavailable) == 0 and _int_or_percent(surge) == 0:
+        causes.append(invalid(f"{path}.maxUnavailable", unavailable, "may not be 0 when `maxSurge` is 0"))
+    if isinstance(unavailable, str) and _PERCENT_RE.match(unavailable) and int(unavailable[:-1]) > 100:
+        causes.append(invalid(f"{path}.maxUnavailable", unavailable, "must not be greater than 100%"))
+    return causes
+
+
+def _int_or_percent_causes(value: Any, path: str) -> list[Cause]:
+    """``ValidatePositiveIntOrPercent``: a percentage (``25%``) or a non-negative integer."""
+    if isinstance(value, str):
+        if not _PERCENT_RE.match(value):
+            return [invalid(path, value, "must be an integer or percentage (e.g '5%')")]
+        return []
+    if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+        return [invalid(path, value, _NEGATIVE)]
+    return []
+
+
+def _int_or_percent(value: Any) -> int | None:
+    """``getIntOrPercentValue``: the number, or the percentage's number (None when it is neither)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and _PERCENT_RE.match(value):
+        return int(value[:-1])
+    return None
+
+
+def deployment_update_causes(obj: dict[str, Any], old: dict[str, Any]) -> list[Cause]:
+    """The Deployment strategy's ``ValidateUpdate``: ``spec.selector`` is immutable in apps/v1."""
+    new_sel = (obj.get("spec") or {}).get("selector")
+    old_sel = (old.get("spec") or {}).get("selector")
+    if _selector_key(new_sel) != _selector_key(old_sel):
+        return [invalid("spec.selector", new_sel, "field is immutable")]
+    return []
+
+
+def _selector_key(sel: Any) -> Any:
+    """A LabelSelector as ``apiequality.Semantic.DeepEqual`` compares it: empty and absent parts alike."""
+    if not isinstance(sel, dict):
+        return sel
+    return (sel.get("matchLabels") or {}, sel.get("matchExpressions") or [])
+
+
+def deployment_status_causes(status: Any) -> list[Cause]:
+    """``ValidateDeploymentStatus``: counts not negative, and none above the replicas it counts among."""
+    if not isinstance(status, dict):
+        return []
+    causes: list[Cause] = []
+    for name in ("observedGeneration", "replicas", "updatedReplicas", "readyReplicas", "availableReplicas",
+                 "unavailableReplicas", "terminatingReplicas", "collisionCount"):
+        causes += _nonnegative(status, name, "status")
+
+    def count(name: str) -> int:
+        v = status.get(name)
+        return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+    replicas = count("replicas")
+    for name in ("updatedReplicas", "readyReplicas", "availableReplicas"):
+        if count(name) > replicas:
+            causes.append(invalid(f"status.{name}", count(name), "cannot be greater than status.replicas"))
+    if count("availableReplicas") > count("readyReplicas"):
+        causes.append(invalid("status.availableReplicas", count("availableReplicas"),
+                              "cannot be greater than readyReplicas"))
+    return causes
+
+
+def _nonnegative(parent: dict[str, Any], name: str, path: str) -> list[Cause]:
+    """``ValidateNonnegativeField``."""
+    v = parent.get(name)
+    if isinstance(v, int) and not isinstance(v, bool) and v < 0:
+        return [invalid(f"{path}.{name}", v, _NEGATIVE)]
+    return []
