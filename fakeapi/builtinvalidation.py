@@ -2,9 +2,10 @@
 
 The mistakes a controller is likely to make, with the real messages: on every write, container
 and volume names, images, ConfigMap and Secret keys, what each Secret type needs, Role rules and
-RoleBindings, Deployments (:mod:`fakeapi.appsvalidation`) (:func:`validate_builtin`); on an update, a
-Pod's immutable spec, frozen Secret and ConfigMap data, a Secret's type, a binding's roleRef and a
-Deployment's selector (:func:`validate_builtin_update`); on a status write, a Pod's container state
+RoleBindings, Deployments (:mod:`fakeapi.appsvalidation`), Services (:mod:`fakeapi.servicevalidation`)
+(:func:`validate_builtin`); on an update, a Pod's immutable spec, frozen Secret and ConfigMap data, a
+Secret's type, a binding's roleRef, a Deployment's selector and a Service's cluster IPs
+(:func:`validate_builtin_update`); on a status write, a Pod's container state
 transitions and a Deployment's counts (:func:`validate_builtin_status_update`).
 """
 
@@ -31,6 +32,7 @@ from .metavalidation import (
     too_long,
     validate_name,
 )
+from .servicevalidation import service_causes, service_update_causes
 
 _CONFIG_KEY_RE = re.compile(r"[-._a-zA-Z0-9]+")
 _CONFIG_KEY_MSG = ("a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  "
@@ -58,6 +60,8 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
         return _config_key_causes(obj) + _secret_causes(obj)
     if kind.kind == "ConfigMap":
         return _config_key_causes(obj)
+    if kind.kind == "Service":
+        return service_causes(obj)
     return []
 
 
@@ -226,6 +230,8 @@ def validate_builtin_update(kind: Kind, obj: dict[str, Any], old: dict[str, Any]
         return []
     if kind.kind in ("Secret", "ConfigMap"):
         return _immutable_data_causes(kind.kind, obj, old)
+    if kind.kind == "Service":
+        return service_update_causes(obj, old)
     if kind.kind != "Pod":
         return []
     new_spec, old_spec = obj.get("spec"), old.get("spec")

@@ -41,6 +41,34 @@ def apply_builtin_defaults(kind: str, obj: JSONDict, base: JSONDict | None = Non
         fn(obj)
 
 
+def _service(obj: JSONDict) -> None:
+    """``SetDefaults_Service``: session affinity, type, each port's protocol and target port, traffic policies.
+
+    What the Service storage allocates (cluster IPs, IP families, node ports) is
+    :mod:`fakeapi.serviceallocation`'s.
+    """
+    spec = _dict(obj, "spec")
+    if not spec.get("sessionAffinity"):
+        spec["sessionAffinity"] = "None"
+    if spec["sessionAffinity"] == "None":
+        spec.pop("sessionAffinityConfig", None)
+    if not spec.get("type"):
+        spec["type"] = "ClusterIP"
+    stype = spec["type"]
+    for p in _list(spec, "ports"):
+        if not p.get("protocol"):
+            p["protocol"] = "TCP"
+        if p.get("targetPort") in (None, 0, "") and isinstance(p.get("port"), int):
+            p["targetPort"] = p["port"]
+    accessible = stype in ("LoadBalancer", "NodePort") or (stype == "ClusterIP" and bool(spec.get("externalIPs")))
+    if accessible and not spec.get("externalTrafficPolicy"):
+        spec["externalTrafficPolicy"] = "Cluster"
+    if spec.get("internalTrafficPolicy") is None and stype in ("NodePort", "LoadBalancer", "ClusterIP"):
+        spec["internalTrafficPolicy"] = "Cluster"
+    if stype == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is None:
+        spec["allocateLoadBalancerNodePorts"] = True
+
+
 def _deployment(obj: JSONDict) -> None:
     """``SetObjectDefaults_Deployment`` (apps/v1): the spec's defaults and its pod template's.
 
@@ -451,5 +479,6 @@ _BY_KIND: dict[str, Callable[[JSONDict], None]] = {
     "Namespace": _namespace,
     "RoleBinding": _role_binding,
     "Deployment": _deployment,
+    "Service": _service,
     "ClusterRoleBinding": _role_binding,
 }

@@ -576,6 +576,8 @@ class APIServer:
         if generate:
             meta["name"] = self._generate_name(str(meta["generateName"]))
         meta["uid"] = self._new_uid()
+        if kind.builtin and kind.kind == "Service":
+            self._allocate_service(obj, None)
         self._validate(kind, obj, None)
         if isinstance(rv_text, str) and rv_text.isdigit() and int(rv_text) > 0 and int(rv_text) < 2**64:
             raise errors.internal("resourceVersion should not be set on objects to be created")
@@ -621,6 +623,35 @@ class APIServer:
             labels["kubernetes.io/metadata.name"] = obj["metadata"].get("name") or ""
         elif kind.kind == "CustomResourceDefinition":
             obj.pop("status", None)
+
+    def _allocate_service(self, svc: dict[str, Any], old: dict[str, Any] | None) -> None:
+        """The Service storage's ``beginCreate``/``beginUpdate``: IP families, cluster IP, node ports (422 on failure).
+
+        An update first keeps what the client left out of what was allocated, and drops what a
+        new type has no use for (:mod:`fakeapi.serviceallocation`).
+        """
+        from . import serviceallocation as alloc
+
+        spec = svc.get("spec")
+        if not isinstance(spec, dict):
+            return
+        old_spec = (old.get("spec") or {}) if old is not None else None
+        uid = svc["metadata"].get("uid")
+        ips, ports = alloc.in_use(e.obj for e in self.store.table("", "services").candidates(None)
+                                  if e.obj["metadata"].get("uid") != uid)
+        if old_spec is not None:
+            alloc.patch_allocated_values(spec, old_spec)
+            alloc.normalize_cluster_ips(spec, old_spec)
+            alloc.drop_type_dependent_fields(spec, old_spec)
+        else:
+            alloc.normalize_cluster_ips(spec)
+        alloc.init_ip_family_fields(spec, old_spec)
+        name = svc["metadata"].get("name") or ""
+        causes = [] if old_spec is not None and old_spec.get("clusterIPs") and spec.get("clusterIPs") else \
+            alloc.allocate_cluster_ip(name, spec, ips, self._rng)
+        causes = causes or alloc.allocate_node_ports(name, spec, ports, self._rng, old_spec)
+        if causes:
+            raise errors.invalid("", "Service", name, causes)
 
     def _after_create(self, kind: Kind, w: _Write) -> None:
         if kind.builtin and kind.kind == "CustomResourceDefinition":
@@ -917,6 +948,9 @@ class APIServer:
                 meta["generation"] = int(ometa.get("generation") or 0) + 1
         if new["metadata"].get("creationTimestamp") is None:
             new["metadata"].pop("creationTimestamp", None)
+        if kind.builtin and kind.kind == "Service" and sub != "status" and new.get("spec") is not old.get("spec"):
+            new["spec"] = json_copy(new.get("spec") or {})  # (it may share parts with the stored spec)
+            self._allocate_service(new, old)
         # a status write keeps the stored metadata (resourceVersion aside): nothing there to check
         self._validate(kind, new, old, sub, patch, same_meta=sub == "status")
         new = self._encode(kind, new, base=old)

@@ -618,3 +618,14 @@ def test_a_deployment_through_apps_v1(api_client: Any, core: Any) -> None:
     assert out.spec.replicas == 1 and out.spec.strategy.type == "RollingUpdate" and out.metadata.generation == 1
     status = apps.patch_namespaced_deployment_status("web", NS, {"status": {"replicas": 1, "readyReplicas": 1}})
     assert status.status.ready_replicas == 1
+
+
+def test_a_service_through_core_v1(core: Any) -> None:
+    """CoreV1Api: a Service gets its cluster IP and defaults; a PUT without it keeps it."""
+    body = client.V1Service(metadata=client.V1ObjectMeta(name="web"),
+                            spec=client.V1ServiceSpec(selector={"app": "web"},
+                                                      ports=[client.V1ServicePort(port=80)]))
+    out = core.create_namespaced_service(NS, body)
+    assert out.spec.cluster_ip.startswith("10.") and out.spec.ports[0].target_port == 80
+    replaced = core.replace_namespaced_service("web", NS, body)
+    assert replaced.spec.cluster_ip == out.spec.cluster_ip

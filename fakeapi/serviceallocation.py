@@ -1,0 +1,234 @@
+"""The Service REST storage's allocations: IP families, cluster IPs and node ports.
+
+Ported from ``pkg/registry/core/service/storage/alloc.go`` for a single-stack IPv4 cluster with
+the default ranges (``--service-cluster-ip-range=10.96.0.0/12``, node ports 30000-32767). A
+create gets an ``ipFamilyPolicy`` and ``ipFamilies``, a cluster IP (unless headless or
+ExternalName) and node ports (NodePort and LoadBalancer services); an update keeps what the
+client left out (``patchAllocatedValues``), so a PUT of a Service built from scratch keeps its
+cluster IP. What is in use is read from the stored Services: deleting one frees its IP and ports.
+IPs and ports are picked at random, from the server's seeded generator (repeatable).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import random
+from collections.abc import Iterable
+from typing import Any
+
+from .errors import Cause
+from .metavalidation import invalid
+
+SERVICE_CIDR = ipaddress.IPv4Network("10.96.0.0/12")
+NODE_PORT_RANGE = (30000, 32767)
+#: The first address: the ``default/kubernetes`` Service's in a real cluster.
+_RESERVED = {str(SERVICE_CIDR.network_address + 1)}
+NONE = "None"
+
+
+def _spec(svc: dict[str, Any]) -> dict[str, Any]:
+    spec = svc.get("spec")
+    if not isinstance(spec, dict):
+        spec = svc["spec"] = {}
+    return spec
+
+
+def _headless(spec: dict[str, Any]) -> bool:
+    return spec.get("clusterIP") == NONE or (spec.get("clusterIPs") or [None])[0] == NONE
+
+
+def needs_cluster_ip(spec: dict[str, Any]) -> bool:
+    """``needsClusterIP``: every type but ExternalName."""
+    return spec.get("type") != "ExternalName"
+
+
+def needs_node_ports(spec: dict[str, Any]) -> bool:
+    """``needsNodePort``: NodePort, and LoadBalancer unless it opts out of node ports."""
+    t = spec.get("type")
+    return t == "NodePort" or (t == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is not False)
+
+
+def in_use(services: Iterable[dict[str, Any]]) -> tuple[set[str], set[int]]:
+    """The cluster IPs and node ports the stored Services hold."""
+    ips: set[str] = set(_RESERVED)
+    ports: set[int] = set()
+    for svc in services:
+        spec = svc.get("spec") or {}
+        ips.update(ip for ip in spec.get("clusterIPs") or () if isinstance(ip, str) and ip != NONE)
+        for p in spec.get("ports") or ():
+            if isinstance(p, dict) and isinstance(p.get("nodePort"), int) and p["nodePort"]:
+                ports.add(p["nodePort"])
+        if isinstance(spec.get("healthCheckNodePort"), int) and spec["healthCheckNodePort"]:
+            ports.add(spec["healthCheckNodePort"])
+    return ips, ports
+
+
+def normalize_cluster_ips(spec: dict[str, Any], old_spec: dict[str, Any] | None = None) -> None:
+    """``normalizeClusterIPs``: ``clusterIP`` and ``clusterIPs[0]`` agree (either given fills the other)."""
+    ip, ips = spec.get("clusterIP"), spec.get("clusterIPs")
+    if old_spec is not None and ip == old_spec.get("clusterIP") and ips is not None and ips != old_spec.get("clusterIPs"):
+        spec["clusterIP"] = ips[0] if ips else ""  # clusterIPs changed, clusterIP did not: it follows
+        return
+    if ip and not ips:
+        spec["clusterIPs"] = [ip]
+    elif ips and not ip:
+        spec["clusterIP"] = ips[0]
+
+
+def init_ip_family_fields(spec: dict[str, Any], old_spec: dict[str, Any] | None) -> None:
+    """``initIPFamilyFields`` for a single-stack IPv4 cluster: the policy and the families."""
+    if spec.get("type") == "ExternalName":
+        return
+    if spec.get("ipFamilyPolicy") is None:
+        if old_spec is not None and old_spec.get("ipFamilyPolicy") is not None:
+            spec["ipFamilyPolicy"] = old_spec["ipFamilyPolicy"]
+        elif spec.get("clusterIP") == NONE and not spec.get("selector"):
+            spec["ipFamilyPolicy"] = "RequireDualStack"  # headless and selectorless defaults to dual
+        else:
+            spec["ipFamilyPolicy"] = "SingleStack"
+    families = list(spec.get("ipFamilies") or ())
+    for i, ip in enumerate(spec.get("clusterIPs") or ()):
+        if ip == NONE:
+            break
+        if i >= len(families) and isinstance(ip, str):
+            families.append("IPv6" if ":" in ip else "IPv4")
+    if not families:
+        families = ["IPv4"]
+    if spec.get("clusterIP") == NONE and not spec.get("selector") and len(families) < 2 \
+            and spec["ipFamilyPolicy"] != "SingleStack":
+        families.append("IPv6" if families[0] == "IPv4" else "IPv4")
+    spec["ipFamilies"] = families
+
+
+def allocate_cluster_ip(name: str, spec: dict[str, Any], ips: set[str], rng: random.Random) -> list[Cause]:
+    """``allocClusterIPs``: the one asked for, if free and in range, or one at random."""
+    if not needs_cluster_ip(spec) or _headless(spec):
+        return []
+    wanted = (spec.get("clusterIPs") or [""])[0] or spec.get("clusterIP") or ""
+    if wanted:
+        problem = _ip_problem(wanted, ips)
+        if problem:
+            return [invalid("spec.clusterIPs", spec.get("clusterIPs") or [wanted],
+                            f"failed to allocate IP {wanted}: {problem}")]
+        ip = wanted
+    else:
+        ip = _random_ip(ips, rng)
+    spec["clusterIP"] = ip
+    spec["clusterIPs"] = [ip]
+    ips.add(ip)
+    return []
+
+
+def _ip_problem(ip: str, ips: set[str]) -> str:
+    try:
+        addr = ipaddress.ip_address(ip)
+    except ValueError:
+        return f"the provided IP ({ip}) is not a valid IP"
+    if addr not in SERVICE_CIDR or addr in (SERVICE_CIDR.network_address, SERVICE_CIDR.broadcast_address):
+        return f"the provided IP ({ip}) is not in the valid range. The range of valid IPs is {SERVICE_CIDR}"
+    if ip in ips:
+        return "provided IP is already allocated"
+    return ""
+
+
+def _random_ip(ips: set[str], rng: random.Random) -> str:
+    base = int(SERVICE_CIDR.network_address)
+    size = SERVICE_CIDR.num_addresses
+    while True:
+        ip = str(ipaddress.IPv4Address(base + rng.randrange(1, size - 1)))
+        if ip not in ips:
+            return ip
+
+
+def allocate_node_ports(name: str, spec: dict[str, Any], ports: set[int], rng: random.Random,
+                        old_spec: dict[str, Any] | None = None) -> list[Cause]:
+    """``initNodePorts``/``updateNodePorts``: each port's node port, the one asked for or one at random.
+
+    On update a port keeps the node port it had (a node port the service holds is not "in use" for it).
+    """
+    if not needs_node_ports(spec):
+        return []
+    mine: set[int] = set()
+    if old_spec is not None and needs_node_ports(old_spec):
+        mine = {p["nodePort"] for p in old_spec.get("ports") or () if isinstance(p, dict) and p.get("nodePort")}
+    taken = ports - mine
+    given: dict[int, str] = {}  # node port -> protocol, within this service (TCP and UDP may share one)
+    for i, p in enumerate(spec.get("ports") or ()):
+        if not isinstance(p, dict):
+            continue
+        np = p.get("nodePort")
+        if isinstance(np, int) and np:
+            lo, hi = NODE_PORT_RANGE
+            if not lo <= np <= hi:
+                return [invalid(f"spec.ports[{i}].nodePort", np,
+                                f"provided port is not in the valid range. The range of valid ports is {lo}-{hi}")]
+            if np in taken and given.get(np) in (None, p.get("protocol")):
+                return [invalid(f"spec.ports[{i}].nodePort", np, "provided port is already allocated")]
+        else:
+            np = _random_port(taken, rng)
+            p["nodePort"] = np
+        taken.add(np)
+        given[np] = str(p.get("protocol") or "")
+    if spec.get("type") == "LoadBalancer" and spec.get("externalTrafficPolicy") == "Local" \
+            and not spec.get("healthCheckNodePort"):
+        spec["healthCheckNodePort"] = _random_port(taken, rng)  # allocHealthCheckNodePort
+    return []
+
+
+def _random_port(taken: set[int], rng: random.Random) -> int:
+    lo, hi = NODE_PORT_RANGE
+    while True:
+        port = rng.randint(lo, hi)
+        if port not in taken:
+            return port
+
+
+def _node_ports(spec: dict[str, Any]) -> list[Any]:
+    return [p.get("nodePort") for p in spec.get("ports") or () if isinstance(p, dict)]
+
+
+def _needs_health_check_port(spec: dict[str, Any]) -> bool:
+    return spec.get("type") == "LoadBalancer" and spec.get("externalTrafficPolicy") == "Local"
+
+
+def drop_type_dependent_fields(spec: dict[str, Any], old_spec: dict[str, Any]) -> None:
+    """``dropTypeDependentFields``: a type change drops what the new type has no use for.
+
+    Only what the client left as it was: cluster IPs (to ExternalName), node ports, the health
+    check node port. A value the client changed stays, for validation to judge.
+    """
+    if needs_cluster_ip(old_spec) and not needs_cluster_ip(spec) and (
+            spec.get("clusterIPs") == old_spec.get("clusterIPs")):
+        for f in ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"):
+            spec.pop(f, None)
+    if needs_node_ports(old_spec) and not needs_node_ports(spec) and _node_ports(spec) == _node_ports(old_spec):
+        for p in spec.get("ports") or ():
+            if isinstance(p, dict):
+                p.pop("nodePort", None)
+    if _needs_health_check_port(old_spec) and not _needs_health_check_port(spec) and (
+            spec.get("healthCheckNodePort") == old_spec.get("healthCheckNodePort")):
+        spec.pop("healthCheckNodePort", None)
+
+
+def patch_allocated_values(spec: dict[str, Any], old_spec: dict[str, Any]) -> None:
+    """``patchAllocatedValues``: what an update leaves out of what was allocated is kept.
+
+    The cluster IPs (while both need one); a port's node port, by the port's name, unless
+    another port of the new spec uses it (while both need node ports); the health check node port.
+    """
+    if needs_cluster_ip(old_spec) and needs_cluster_ip(spec):
+        if not spec.get("clusterIP") and old_spec.get("clusterIP"):
+            spec["clusterIP"] = old_spec["clusterIP"]
+        if not spec.get("clusterIPs") and old_spec.get("clusterIPs"):
+            spec["clusterIPs"] = list(old_spec["clusterIPs"])
+    if needs_node_ports(old_spec) and needs_node_ports(spec):
+        used = {np for np in _node_ports(old_spec) if np} & {np for np in _node_ports(spec) if np}
+        by_name = {p.get("name") or "": p.get("nodePort") for p in old_spec.get("ports") or () if isinstance(p, dict)}
+        for p in spec.get("ports") or ():
+            if isinstance(p, dict) and not p.get("nodePort"):
+                np = by_name.get(p.get("name") or "")
+                if np and np not in used:
+                    p["nodePort"] = np
+    if (_needs_health_check_port(old_spec) and _needs_health_check_port(spec) and not spec.get("healthCheckNodePort")
+            and old_spec.get("healthCheckNodePort")):
+        spec["healthCheckNodePort"] = old_spec["healthCheckNodePort"]
