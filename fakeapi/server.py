@@ -646,12 +646,11 @@ class APIServer:
         else:
             alloc.normalize_cluster_ips(spec)
         alloc.init_ip_family_fields(spec, old_spec)
-        name = svc["metadata"].get("name") or ""
         causes = [] if old_spec is not None and old_spec.get("clusterIPs") and spec.get("clusterIPs") else \
-            alloc.allocate_cluster_ip(name, spec, ips, self._rng)
-        causes = causes or alloc.allocate_node_ports(name, spec, ports, self._rng, old_spec)
+            alloc.allocate_cluster_ip(spec, ips, self._rng)
+        causes = causes or alloc.allocate_node_ports(spec, ports, self._rng, old_spec)
         if causes:
-            raise errors.invalid("", "Service", name, causes)
+            raise errors.invalid("", "Service", svc["metadata"].get("name") or "", causes)
 
     def _after_create(self, kind: Kind, w: _Write) -> None:
         if kind.builtin and kind.kind == "CustomResourceDefinition":

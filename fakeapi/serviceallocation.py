@@ -100,7 +100,7 @@ def init_ip_family_fields(spec: dict[str, Any], old_spec: dict[str, Any] | None)
     spec["ipFamilies"] = families
 
 
-def allocate_cluster_ip(name: str, spec: dict[str, Any], ips: set[str], rng: random.Random) -> list[Cause]:
+def allocate_cluster_ip(spec: dict[str, Any], ips: set[str], rng: random.Random) -> list[Cause]:
     """``allocClusterIPs``: the one asked for, if free and in range, or one at random."""
     if not needs_cluster_ip(spec) or _headless(spec):
         return []
@@ -140,7 +140,7 @@ def _random_ip(ips: set[str], rng: random.Random) -> str:
             return ip
 
 
-def allocate_node_ports(name: str, spec: dict[str, Any], ports: set[int], rng: random.Random,
+def allocate_node_ports(spec: dict[str, Any], ports: set[int], rng: random.Random,
                         old_spec: dict[str, Any] | None = None) -> list[Cause]:
     """``initNodePorts``/``updateNodePorts``: each port's node port, the one asked for or one at random.
 
