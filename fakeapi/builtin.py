@@ -57,6 +57,7 @@ BUILTINS: tuple[BuiltinSpec, ...] = (
                 short_names=("ev",)),
     BuiltinSpec("rbac.authorization.k8s.io", "v1", "Role", "roles", "io.k8s.api.rbac.v1.Role"),
     BuiltinSpec("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", "io.k8s.api.rbac.v1.RoleBinding"),
+    BuiltinSpec("coordination.k8s.io", "v1", "Lease", "leases", "io.k8s.api.coordination.v1.Lease"),
     BuiltinSpec("apps", "v1", "Deployment", "deployments", "io.k8s.api.apps.v1.Deployment", status=True,
                 initial_generation=1, short_names=("deploy",), annotations_bump_generation=True),
     BuiltinSpec("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",

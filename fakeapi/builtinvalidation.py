@@ -2,7 +2,7 @@
 
 The mistakes a controller is likely to make, with the real messages: on every write, container
 and volume names, images, ConfigMap and Secret keys, what each Secret type needs, Role rules and
-RoleBindings, Deployments (:mod:`fakeapi.appsvalidation`), Services (:mod:`fakeapi.servicevalidation`)
+RoleBindings, Leases, Deployments (:mod:`fakeapi.appsvalidation`), Services (:mod:`fakeapi.servicevalidation`)
 (:func:`validate_builtin`); on an update, a Pod's immutable spec, frozen Secret and ConfigMap data, a
 Secret's type, a binding's roleRef, a Deployment's selector and a Service's cluster IPs
 (:func:`validate_builtin_update`); on a status write, a Pod's container state
@@ -51,6 +51,8 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
         return []
     if kind.group == "apps" and kind.kind == "Deployment":
         return deployment_causes(obj, _pod_spec_causes)
+    if kind.group == "coordination.k8s.io" and kind.kind == "Lease":
+        return _lease_causes(obj.get("spec"))
     if kind.group:
         return []
     if kind.kind == "Pod":
@@ -63,6 +65,21 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
     if kind.kind == "Service":
         return service_causes(obj)
     return []
+
+
+def _lease_causes(spec: Any) -> list[Cause]:
+    """``ValidateLeaseSpec``: a positive duration, transitions not negative, a preferred holder only with a strategy."""
+    if not isinstance(spec, dict):
+        return []
+    causes: list[Cause] = []
+    duration, transitions = spec.get("leaseDurationSeconds"), spec.get("leaseTransitions")
+    if isinstance(duration, int) and duration <= 0:
+        causes.append(invalid("spec.leaseDurationSeconds", duration, "must be greater than 0"))
+    if isinstance(transitions, int) and transitions < 0:
+        causes.append(invalid("spec.leaseTransitions", transitions, "must be greater than or equal to 0"))
+    if spec.get("preferredHolder") and not spec.get("strategy"):
+        causes.append(forbidden("spec.preferredHolder", "may only be specified if `strategy` is defined"))
+    return causes
 
 
 def _policy_rule_causes(rules: Any, namespaced: bool) -> list[Cause]:

@@ -279,6 +279,8 @@ POINTER_FIELDS: frozenset[tuple[str, str]] = frozenset(
         ("io.k8s.api.apps.v1.DeploymentStatus", "collisionCount"),
         ("io.k8s.api.batch.v1.JobStatus", "startTime"),
         ("io.k8s.api.batch.v1.JobStatus", "completionTime"),
+        *(("io.k8s.api.coordination.v1.LeaseSpec", f) for f in (
+            "holderIdentity", "leaseDurationSeconds", "leaseTransitions", "strategy", "preferredHolder")),
         ("io.k8s.api.coordination.v1.LeaseSpec", "acquireTime"),
         ("io.k8s.api.coordination.v1.LeaseSpec", "renewTime"),
     }

@@ -629,3 +629,16 @@ def test_a_service_through_core_v1(core: Any) -> None:
     assert out.spec.cluster_ip.startswith("10.") and out.spec.ports[0].target_port == 80
     replaced = core.replace_namespaced_service("web", NS, body)
     assert replaced.spec.cluster_ip == out.spec.cluster_ip
+
+
+def test_a_lease_through_coordination_v1(api_client: Any, core: Any) -> None:
+    """CoordinationV1Api: what client-go's leader election does, create then replace with the resourceVersion."""
+    leases = client.CoordinationV1Api(api_client)
+    body = client.V1Lease(metadata=client.V1ObjectMeta(name="leader"),
+                          spec=client.V1LeaseSpec(holder_identity="pod-a", lease_duration_seconds=15))
+    out = leases.create_namespaced_lease(NS, body)
+    out.spec.holder_identity = "pod-b"
+    assert leases.replace_namespaced_lease("leader", NS, out).spec.holder_identity == "pod-b"
+    with pytest.raises(ApiException) as err:
+        leases.replace_namespaced_lease("leader", NS, out)  # the resourceVersion it read is stale now
+    assert err.value.status == 409
