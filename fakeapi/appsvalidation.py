@@ -51,10 +51,10 @@ def deployment_causes(obj: dict[str, Any], pod_spec_causes: PodSpecCauses) -> li
     return causes
 
 
-def _template_causes(template: Any, selector: LabelSelector, pod_spec_causes: PodSpecCauses) -> list[Cause]:
-    """``ValidatePodTemplateSpecForReplicaSet``."""
-    if not isinstance(template, dict):
-        return [required("spec.template")]
+def pod_template_causes(template: dict[str, Any], selector: LabelSelector,
+                        pod_spec_causes: PodSpecCauses) -> list[Cause]:
+    """A workload's pod template: the selector matches its labels (unless it selects everything), the
+    labels are valid (``ValidatePodTemplateSpec``), and so is the pod spec."""
     meta = template.get("metadata")
     labels = (meta.get("labels") if isinstance(meta, dict) else None) or {}
     causes: list[Cause] = []
@@ -65,6 +65,16 @@ def _template_causes(template: Any, selector: LabelSelector, pod_spec_causes: Po
     tspec = template.get("spec")
     if isinstance(tspec, dict):
         causes += pod_spec_causes(tspec, "spec.template.spec")
+    return causes
+
+
+def _template_causes(template: Any, selector: LabelSelector, pod_spec_causes: PodSpecCauses) -> list[Cause]:
+    """``ValidatePodTemplateSpecForReplicaSet``."""
+    if not isinstance(template, dict):
+        return [required("spec.template")]
+    causes = pod_template_causes(template, selector, pod_spec_causes)
+    tspec = template.get("spec")
+    if isinstance(tspec, dict):
         policy = tspec.get("restartPolicy")
         if policy != "Always":
             causes.append(not_supported("spec.template.spec.restartPolicy", policy, ["Always"]))

@@ -34,6 +34,9 @@ class BuiltinSpec:
     #: An update that changes the annotations bumps the generation too (Deployments: they are
     #: copied to the ReplicaSets).
     annotations_bump_generation: bool = False
+    #: A delete without a propagation policy orphans the dependents (batch/v1 Jobs, for backward
+    #: compatibility: ``DefaultGarbageCollectionPolicy``), with a warning.
+    orphans_by_default: bool = False
 
 
 BUILTINS: tuple[BuiltinSpec, ...] = (
@@ -60,6 +63,8 @@ BUILTINS: tuple[BuiltinSpec, ...] = (
     BuiltinSpec("coordination.k8s.io", "v1", "Lease", "leases", "io.k8s.api.coordination.v1.Lease"),
     BuiltinSpec("apps", "v1", "Deployment", "deployments", "io.k8s.api.apps.v1.Deployment", status=True,
                 initial_generation=1, short_names=("deploy",), annotations_bump_generation=True),
+    BuiltinSpec("batch", "v1", "Job", "jobs", "io.k8s.api.batch.v1.Job", status=True, initial_generation=1,
+                orphans_by_default=True),
     BuiltinSpec("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
                 "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
                 namespaced=False, status=True, initial_generation=1, short_names=("crd", "crds")),
@@ -104,7 +109,8 @@ def builtin_kinds() -> list[Kind]:
                 name_rule=spec.name_rule,
                 # decoded into Go structs: every field has one JSON type (a CRD's schemas are free-form)
                 extra={"typed": spec.kind != "CustomResourceDefinition",
-                       "annotations_bump_generation": spec.annotations_bump_generation},
+                       "annotations_bump_generation": spec.annotations_bump_generation,
+                       "orphans_by_default": spec.orphans_by_default},
             )
         )
     return out

@@ -2,7 +2,7 @@
 
 The mistakes a controller is likely to make, with the real messages: on every write, container
 and volume names, images, ConfigMap and Secret keys, what each Secret type needs, Role rules and
-RoleBindings, Leases, Deployments (:mod:`fakeapi.appsvalidation`), Services (:mod:`fakeapi.servicevalidation`)
+RoleBindings, Leases, Deployments (:mod:`fakeapi.appsvalidation`), Jobs (:mod:`fakeapi.batchvalidation`), Services (:mod:`fakeapi.servicevalidation`)
 (:func:`validate_builtin`); on an update, a Pod's immutable spec, frozen Secret and ConfigMap data, a
 Secret's type, a binding's roleRef, a Deployment's selector and a Service's cluster IPs
 (:func:`validate_builtin_update`); on a status write, a Pod's container state
@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .appsvalidation import deployment_causes, deployment_status_causes, deployment_update_causes
+from .batchvalidation import job_causes, job_update_causes
 from .defaults import RBAC_GROUP
 from .errors import FIELD_VALUE_DUPLICATE, FIELD_VALUE_INVALID, Cause
 from .jsonutil import go_json_type
@@ -53,6 +54,8 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
         return deployment_causes(obj, _pod_spec_causes)
     if kind.group == "coordination.k8s.io" and kind.kind == "Lease":
         return _lease_causes(obj.get("spec"))
+    if kind.group == "batch" and kind.kind == "Job":
+        return job_causes(obj, _pod_spec_causes)
     if kind.group:
         return []
     if kind.kind == "Pod":
@@ -243,6 +246,8 @@ def validate_builtin_update(kind: Kind, obj: dict[str, Any], old: dict[str, Any]
         return _role_ref_causes(obj, old)
     if kind.group == "apps" and kind.kind == "Deployment":
         return deployment_update_causes(obj, old)
+    if kind.group == "batch" and kind.kind == "Job":
+        return job_update_causes(obj, old)
     if kind.group:
         return []
     if kind.kind in ("Secret", "ConfigMap"):

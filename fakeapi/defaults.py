@@ -69,6 +69,77 @@ def _service(obj: JSONDict) -> None:
         spec["allocateLoadBalancerNodePorts"] = True
 
 
+def _job(obj: JSONDict) -> None:
+    """``SetObjectDefaults_Job`` (batch/v1): the spec's defaults, the job's labels from its template's, the
+    template's pod defaults.
+
+    The selector and the template labels the server generates (``batch.kubernetes.io/controller-uid``)
+    come later, with the uid (:func:`job_selector`).
+    """
+    spec = _dict(obj, "spec")
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
+    if spec.get("parallelism") is None:
+        spec["parallelism"] = 1
+    if spec.get("backoffLimit") is None:
+        spec["backoffLimit"] = 2**31 - 1 if spec.get("backoffLimitPerIndex") is not None else 6
+    template = _dict(spec, "template")
+    tmeta = template.get("metadata")
+    labels = tmeta.get("labels") if type(tmeta) is dict else None
+    meta = _dict(obj, "metadata")
+    if labels is not None and not meta.get("labels"):
+        meta["labels"] = dict(labels)
+    if spec.get("completionMode") is None:
+        spec["completionMode"] = "NonIndexed"
+    if spec.get("suspend") is None:
+        spec["suspend"] = False
+    policy = spec.get("podFailurePolicy")
+    if type(policy) is dict:
+        for rule in _list(policy, "rules"):
+            for pattern in _list(rule, "onPodConditions"):
+                if not pattern.get("status"):
+                    pattern["status"] = "True"
+    if spec.get("podReplacementPolicy") is None:
+        spec["podReplacementPolicy"] = "Failed" if policy is not None else "TerminatingOrFailed"
+    if spec.get("manualSelector") is None:
+        spec["manualSelector"] = False
+    tspec = _dict(template, "spec")
+    _pod_spec(tspec, _list(tspec, "containers"), _list(tspec, "initContainers"), _list(tspec, "ephemeralContainers"))
+
+
+#: The labels a Job's pods get from the server (the legacy ones too), and the one its selector uses.
+JOB_NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")
+JOB_UID_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid")
+
+
+def job_selector(obj: JSONDict) -> None:
+    """The Job strategy's ``generateSelector`` (unless ``manualSelector``), on create, once the uid is set.
+
+    The template gets the job-name and controller-uid labels (those it does not set), the selector
+    ``batch.kubernetes.io/controller-uid``. The job's own labels, when they came from the template's
+    by default, show the new ones too (the defaults run again as the stored object is read back).
+    """
+    spec = _dict(obj, "spec")
+    if spec.get("manualSelector") is True:
+        return
+    meta = obj["metadata"]
+    template = _dict(spec, "template")
+    tmeta = _dict(template, "metadata")
+    labels = tmeta.get("labels")
+    copied = labels is not None and meta.get("labels") == labels
+    if type(labels) is not dict:
+        labels = tmeta["labels"] = {}
+    for key in JOB_NAME_LABELS:
+        labels.setdefault(key, meta.get("name") or "")
+    for key in JOB_UID_LABELS:
+        labels.setdefault(key, meta.get("uid") or "")
+    selector = _dict(spec, "selector")
+    match = _dict(selector, "matchLabels")
+    match.setdefault(JOB_UID_LABELS[1], meta.get("uid") or "")
+    if copied or not meta.get("labels"):
+        meta["labels"] = dict(labels)
+
+
 def _deployment(obj: JSONDict) -> None:
     """``SetObjectDefaults_Deployment`` (apps/v1): the spec's defaults and its pod template's.
 
@@ -480,5 +551,6 @@ _BY_KIND: dict[str, Callable[[JSONDict], None]] = {
     "RoleBinding": _role_binding,
     "Deployment": _deployment,
     "Service": _service,
+    "Job": _job,
     "ClusterRoleBinding": _role_binding,
 }

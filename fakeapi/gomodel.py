@@ -277,6 +277,11 @@ POINTER_FIELDS: frozenset[tuple[str, str]] = frozenset(
         ("io.k8s.api.apps.v1.DeploymentSpec", "progressDeadlineSeconds"),
         ("io.k8s.api.apps.v1.DeploymentStatus", "terminatingReplicas"),
         ("io.k8s.api.apps.v1.DeploymentStatus", "collisionCount"),
+        *(("io.k8s.api.batch.v1.JobSpec", f) for f in (
+            "parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "backoffLimitPerIndex",
+            "maxFailedIndexes", "manualSelector", "ttlSecondsAfterFinished", "completionMode", "suspend",
+            "podReplacementPolicy", "managedBy")),
+        *(("io.k8s.api.batch.v1.JobStatus", f) for f in ("ready", "terminating", "failedIndexes")),
         ("io.k8s.api.batch.v1.JobStatus", "startTime"),
         ("io.k8s.api.batch.v1.JobStatus", "completionTime"),
         *(("io.k8s.api.coordination.v1.LeaseSpec", f) for f in (

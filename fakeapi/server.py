@@ -28,7 +28,7 @@ from .builtin import builtin_kinds
 from .builtinvalidation import validate_builtin, validate_builtin_status_update, validate_builtin_update
 from .clock import Clock, format_time, parse_time
 from .crd import kinds_from_crd, validate_crd
-from .defaults import apply_builtin_defaults
+from .defaults import apply_builtin_defaults, job_selector
 from .errors import ApiError, Cause
 from .faults import ControllerCrash, FaultSet
 from .godecode import DecodeCache
@@ -578,6 +578,8 @@ class APIServer:
         meta["uid"] = self._new_uid()
         if kind.builtin and kind.kind == "Service":
             self._allocate_service(obj, None)
+        elif kind.builtin and kind.kind == "Job" and kind.group == "batch":
+            job_selector(obj)  # (generateSelector needs the uid)
         self._validate(kind, obj, None)
         if isinstance(rv_text, str) and rv_text.isdigit() and int(rv_text) > 0 and int(rv_text) < 2**64:
             raise errors.internal("resourceVersion should not be set on objects to be created")
@@ -1154,7 +1156,12 @@ class APIServer:
         elif policy == "Foreground":
             fins.append(FOREGROUND)
         elif policy is None:
-            fins.extend(had_gc[:1])
+            if k.extra.get("orphans_by_default"):  # batch/v1 Jobs: DefaultGarbageCollectionPolicy is OrphanDependents
+                self._warn([JOB_DELETE_WARNING])
+            if had_gc:
+                fins.extend(had_gc[:1])  # a finalizer the object has overrides the kind's default
+            elif k.extra.get("orphans_by_default"):
+                fins.append(ORPHAN)
         table = self._table(k)
         now = self.clock.now()
         # graceful kinds (Pods): the kubelet confirms later with grace 0
@@ -1555,6 +1562,9 @@ def _same_body(new: dict[str, Any], old: dict[str, Any]) -> bool:
 
 
 _ABSENT: Any = object()
+#: The warning a Job delete without a propagation policy gets (pkg/registry/batch/job/storage).
+JOB_DELETE_WARNING = ("child pods are preserved by default when jobs are deleted; set propagationPolicy=Background "
+                      "to remove them or set propagationPolicy=Orphan to suppress this warning")
 _NO_BASE: dict[str, Any] = {}
 
 
