@@ -13,7 +13,16 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import Cause
-from .metavalidation import forbidden, invalid, not_supported, required, validate_labels
+from .metavalidation import (
+    GoValue,
+    forbidden,
+    go_string_map,
+    invalid,
+    label_selector_string,
+    not_supported,
+    required,
+    validate_labels,
+)
 from .selectors import LabelSelector, SelectorError, selector_from_object
 
 _NEGATIVE = "must be greater than or equal to 0"
@@ -33,11 +42,11 @@ def deployment_causes(obj: dict[str, Any], pod_spec_causes: PodSpecCauses) -> li
     if selector is None:
         return [*causes, required("spec.selector")]
     if isinstance(selector, dict) and not selector.get("matchLabels") and not selector.get("matchExpressions"):
-        causes.append(invalid("spec.selector", selector, "empty selector is invalid for deployment"))
+        causes.append(invalid("spec.selector", label_selector_string(selector), "empty selector is invalid for deployment"))
     try:
         compiled = selector_from_object(selector if isinstance(selector, dict) else {})
     except SelectorError:
-        causes.append(invalid("spec.selector", selector, "invalid label selector"))
+        causes.append(invalid("spec.selector", label_selector_string(selector), "invalid label selector"))
     else:
         causes += _template_causes(spec.get("template"), compiled, pod_spec_causes)
     causes += _strategy_causes(spec.get("strategy"))
@@ -59,8 +68,8 @@ def pod_template_causes(template: dict[str, Any], selector: LabelSelector,
     labels = (meta.get("labels") if isinstance(meta, dict) else None) or {}
     causes: list[Cause] = []
     if not selector.empty and not selector.matches(labels):
-        causes.append(invalid("spec.template.metadata.labels", labels,
-                              "`selector` does not match template `labels`"))
+        shown = go_string_map(labels if isinstance(meta, dict) and meta.get("labels") is not None else None)
+        causes.append(invalid("spec.template.metadata.labels", shown, "`selector` does not match template `labels`"))
     causes += validate_labels(labels, "spec.template.labels")
     tspec = template.get("spec")
     if isinstance(tspec, dict):
@@ -105,20 +114,25 @@ def _strategy_causes(strategy: Any) -> list[Cause]:
     for name, value in (("maxUnavailable", unavailable), ("maxSurge", surge)):
         causes += _int_or_percent_causes(value, f"{path}.{name}")
     if _int_or_percent(unavailable) == 0 and _int_or_percent(surge) == 0:
-        causes.append(invalid(f"{path}.maxUnavailable", unavailable, "may not be 0 when `maxSurge` is 0"))
+        causes.append(invalid(f"{path}.maxUnavailable", _int_or_string(unavailable), "may not be 0 when `maxSurge` is 0"))
     if isinstance(unavailable, str) and _PERCENT_RE.match(unavailable) and int(unavailable[:-1]) > 100:
-        causes.append(invalid(f"{path}.maxUnavailable", unavailable, "must not be greater than 100%"))
+        causes.append(invalid(f"{path}.maxUnavailable", _int_or_string(unavailable), "must not be greater than 100%"))
     return causes
+
+
+def _int_or_string(value: Any) -> GoValue:
+    """An ``*intstr.IntOrString`` BadValue: its ``String()``, the number or the text, unquoted."""
+    return GoValue(str(value))
 
 
 def _int_or_percent_causes(value: Any, path: str) -> list[Cause]:
     """``ValidatePositiveIntOrPercent``: a percentage (``25%``) or a non-negative integer."""
     if isinstance(value, str):
         if not _PERCENT_RE.match(value):
-            return [invalid(path, value, "must be an integer or percentage (e.g '5%')")]
+            return [invalid(path, _int_or_string(value), "must be an integer or percentage (e.g '5%')")]
         return []
     if isinstance(value, int) and not isinstance(value, bool) and value < 0:
-        return [invalid(path, value, _NEGATIVE)]
+        return [invalid(path, _int_or_string(value), _NEGATIVE)]
     return []
 
 
@@ -136,7 +150,7 @@ def deployment_update_causes(obj: dict[str, Any], old: dict[str, Any]) -> list[C
     new_sel = (obj.get("spec") or {}).get("selector")
     old_sel = (old.get("spec") or {}).get("selector")
     if _selector_key(new_sel) != _selector_key(old_sel):
-        return [invalid("spec.selector", new_sel, "field is immutable")]
+        return [invalid("spec.selector", label_selector_string(new_sel), "field is immutable")]
     return []
 
 

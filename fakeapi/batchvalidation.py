@@ -12,7 +12,7 @@ from typing import Any
 
 from .appsvalidation import PodSpecCauses, pod_template_causes
 from .errors import Cause
-from .metavalidation import invalid, not_supported, required
+from .metavalidation import invalid, label_selector_string, not_supported, required
 from .selectors import SelectorError, selector_from_object
 
 _NEGATIVE = "must be greater than or equal to 0"
@@ -38,7 +38,7 @@ def job_causes(obj: dict[str, Any], pod_spec_causes: PodSpecCauses) -> list[Caus
         try:
             compiled = selector_from_object(selector if isinstance(selector, dict) else {})
         except SelectorError:
-            causes.append(invalid("spec.selector", selector, "invalid label selector"))
+            causes.append(invalid("spec.selector", label_selector_string(selector), "invalid label selector"))
         else:
             causes += pod_template_causes(template, compiled, pod_spec_causes)
     tspec = template.get("spec")
@@ -52,8 +52,10 @@ def job_update_causes(obj: dict[str, Any], old: dict[str, Any]) -> list[Cause]:
     """``ValidateJobSpecUpdate``: what may not change (the template only while the job is not suspended)."""
     spec, old_spec = obj.get("spec") or {}, old.get("spec") or {}
     causes: list[Cause] = []
-    for name in ("selector", "completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy",
-                 "successPolicy", "podReplacementPolicy"):
+    if spec.get("selector") != old_spec.get("selector"):
+        causes.append(invalid("spec.selector", label_selector_string(spec.get("selector")), _IMMUTABLE))
+    for name in ("completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy", "successPolicy",
+                 "podReplacementPolicy"):
         if spec.get(name) != old_spec.get(name):
             causes.append(invalid(f"spec.{name}", spec.get(name), _IMMUTABLE))
     if spec.get("completions") != old_spec.get("completions"):

@@ -48,7 +48,7 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
         if kind.kind in ("Role", "ClusterRole"):
             return _policy_rule_causes(obj.get("rules"), kind.namespaced)
         if kind.kind in ("RoleBinding", "ClusterRoleBinding"):
-            return _role_binding_causes(obj)
+            return _role_binding_causes(obj, cluster=kind.kind == "ClusterRoleBinding")
         return []
     if kind.group == "apps" and kind.kind == "Deployment":
         return deployment_causes(obj, _pod_spec_causes)
@@ -111,16 +111,18 @@ def _policy_rule_causes(rules: Any, namespaced: bool) -> list[Cause]:
     return causes
 
 
-def _role_binding_causes(obj: dict[str, Any]) -> list[Cause]:
-    """``ValidateRoleBinding``: the roleRef names a Role or ClusterRole of RBAC's group; each subject has
-    a name and a kind (ServiceAccount with no apiGroup, User or Group with RBAC's)."""
+def _role_binding_causes(obj: dict[str, Any], *, cluster: bool = False) -> list[Cause]:
+    """``ValidateRoleBinding`` (``ValidateClusterRoleBinding`` with ``cluster``): the roleRef names a Role
+    or ClusterRole (a ClusterRole only, for a cluster binding) of RBAC's group; each subject has a name and
+    a kind (ServiceAccount with no apiGroup, and a namespace in a cluster binding; User or Group with RBAC's)."""
     ref = obj.get("roleRef")
     ref = ref if isinstance(ref, dict) else {}
     causes: list[Cause] = []
     if (ref.get("apiGroup") or "") != RBAC_GROUP:
         causes.append(not_supported("roleRef.apiGroup", ref.get("apiGroup"), [RBAC_GROUP]))
-    if ref.get("kind") not in ("Role", "ClusterRole"):
-        causes.append(not_supported("roleRef.kind", ref.get("kind"), ["Role", "ClusterRole"]))
+    kinds = ["ClusterRole"] if cluster else ["Role", "ClusterRole"]
+    if ref.get("kind") not in kinds:
+        causes.append(not_supported("roleRef.kind", ref.get("kind"), kinds))
     name = ref.get("name")
     if not name:
         causes.append(required("roleRef.name"))
@@ -138,6 +140,8 @@ def _role_binding_causes(obj: dict[str, Any]) -> list[Cause]:
                 causes += [invalid(f"{path}.name", sname, msg) for msg in validate_name(sname, "subdomain")]
             if group:
                 causes.append(not_supported(f"{path}.apiGroup", group, [""]))
+            if cluster and not subject.get("namespace"):
+                causes.append(required(f"{path}.namespace"))
         elif skind in ("User", "Group"):
             if group != RBAC_GROUP:
                 causes.append(not_supported(f"{path}.apiGroup", group, [RBAC_GROUP]))

@@ -101,8 +101,42 @@ def go_json(value: Any, *, sort_keys: bool = False) -> str:
     return text
 
 
+class GoValue(str):
+    """A BadValue already rendered as Go prints it (``%#v`` or a ``String()`` method): shown as it is."""
+
+
+def go_string_map(m: Any, type_name: str = "map[string]string") -> GoValue:
+    """``%#v`` of a ``map[string]string``: ``map[string]string{"a":"b", "c":"d"}`` (keys sorted), nil ``(nil)``."""
+    if m is None:
+        return GoValue(f"{type_name}(nil)")
+    items = ", ".join(f"{go_quote(str(k))}:{go_quote(str(v))}" for k, v in sorted(m.items()))
+    return GoValue(f"{type_name}{{{items}}}")
+
+
+def go_string_slice(values: Any) -> GoValue:
+    """``%#v`` of a ``[]string``: ``[]string{"a", "b"}``, nil ``[]string(nil)`` (a BadValue or message part)."""
+    if values is None:
+        return GoValue("[]string(nil)")
+    return GoValue("[]string{" + ", ".join(go_quote(str(v)) for v in values) + "}")
+
+
+def label_selector_string(sel: Any) -> GoValue:
+    """``(*metav1.LabelSelector).String()`` (gogo-protobuf's): what a selector BadValue prints."""
+    if not isinstance(sel, dict):
+        return GoValue("nil")
+    labels = "".join(f"{k}: {v}," for k, v in sorted((sel.get("matchLabels") or {}).items()))
+    exprs = "".join(
+        f"LabelSelectorRequirement{{Key:{e.get('key', '')},Operator:{e.get('operator', '')},"
+        f"Values:[{' '.join(str(v) for v in e.get('values') or ())}],}},"
+        for e in sel.get("matchExpressions") or () if isinstance(e, dict))
+    return GoValue(f"&LabelSelector{{MatchLabels:map[string]string{{{labels}}},"
+                   f"MatchExpressions:[]LabelSelectorRequirement{{{exprs}}},}}")
+
+
 def bad_value(value: Any) -> str:
-    """Render a ``field.Error`` BadValue as ``ErrorBody`` does."""
+    """Render a ``field.Error`` BadValue as ``ErrorBody`` does (a :class:`GoValue` as it is)."""
+    if isinstance(value, GoValue):
+        return str(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -732,11 +766,6 @@ def _meta_of(d: Any) -> Mapping[str, Any]:
 
 def _int(v: Any) -> int:
     return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
-
-
-def go_string_slice(values: list[str]) -> str:
-    """Go ``%#v`` of a ``[]string``: ``[]string{"a", "b"}``."""
-    return "[]string{" + ", ".join(go_quote(v) for v in values) + "}"
 
 
 # --- ownerReference de-duplication ----------------------------------------------------

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .errors import Cause
-from .metavalidation import invalid
+from .metavalidation import go_string_slice, invalid
 
 SERVICE_CIDR = ipaddress.IPv4Network("10.96.0.0/12")
 NODE_PORT_RANGE = (30000, 32767)
@@ -108,7 +108,7 @@ def allocate_cluster_ip(spec: dict[str, Any], ips: set[str], rng: random.Random)
     if wanted:
         problem = _ip_problem(wanted, ips)
         if problem:
-            return [invalid("spec.clusterIPs", spec.get("clusterIPs") or [wanted],
+            return [invalid("spec.clusterIPs", go_string_slice(spec.get("clusterIPs") or [wanted]),
                             f"failed to allocate IP {wanted}: {problem}")]
         ip = wanted
     else:

@@ -13,8 +13,11 @@ from typing import Any
 
 from .errors import FIELD_VALUE_DUPLICATE, Cause
 from .metavalidation import (
+    GoValue,
     bad_value,
     forbidden,
+    go_quote,
+    go_string_slice,
     invalid,
     is_dns1123_label,
     not_supported,
@@ -88,7 +91,9 @@ def service_causes(obj: dict[str, Any]) -> list[Cause]:
     for i, p in enumerate(ports):
         key = (p.get("protocol"), p.get("port"))
         if key in seen:
-            causes.append(_duplicate(f"spec.ports[{i}]", {"port": p.get("port"), "protocol": p.get("protocol")}))
+            causes.append(_duplicate(f"spec.ports[{i}]", GoValue(
+                f'core.ServicePort{{Name:"", Protocol:{go_quote(str(p.get("protocol")))}, AppProtocol:(*string)(nil), '
+                f'Port:{p.get("port")}, TargetPort:intstr.IntOrString{{Type:0, IntVal:0, StrVal:""}}, NodePort:0}}')))
         seen.add(key)
     return causes
 
@@ -148,12 +153,12 @@ def service_update_causes(obj: dict[str, Any], old: dict[str, Any]) -> list[Caus
     if len(new_ips) == len(old_ips):
         for i, ip in enumerate(old_ips):
             if ip != new_ips[i]:
-                causes.append(invalid(f"spec.clusterIPs[{i}]", new_ips, "may not change once set"))
+                causes.append(invalid(f"spec.clusterIPs[{i}]", go_string_slice(new_ips), "may not change once set"))
     elif len(old_ips) > len(new_ips):
         if not new_ips:
-            causes.append(invalid("spec.clusterIPs[0]", new_ips, "primary clusterIP can not be unset"))
+            causes.append(invalid("spec.clusterIPs[0]", go_string_slice(new_ips or None), "primary clusterIP can not be unset"))
         elif new_ips[0] != old_ips[0]:
-            causes.append(invalid("spec.clusterIPs[0]", new_ips, "may not change once set"))
+            causes.append(invalid("spec.clusterIPs[0]", go_string_slice(new_ips), "may not change once set"))
     elif old_ips and new_ips[0] != old_ips[0]:
-        causes.append(invalid("spec.clusterIPs[0]", new_ips, "may not change once set"))
+        causes.append(invalid("spec.clusterIPs[0]", go_string_slice(new_ips), "may not change once set"))
     return causes
