@@ -12,9 +12,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .errors import Cause
+from .errors import Cause, GoValue
 from .metavalidation import (
-    GoValue,
     forbidden,
     go_string_map,
     invalid,

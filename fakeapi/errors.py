@@ -77,6 +77,11 @@ class Cause:
         return f"{self.field}: {self.message}" if self.field else self.message
 
 
+class GoValue(str):
+    """A field error's BadValue already rendered as Go prints it (``%#v``, or a ``String()`` method):
+    ``ErrorBody`` shows it as it is. (Here, not in the compiled metavalidation: mypyc cannot subclass str.)"""
+
+
 class ApiError(Exception):
     """A failed API request: carries the ``metav1.Status`` body the server sends."""
 

@@ -29,6 +29,7 @@ from .errors import (
     FIELD_VALUE_REQUIRED,
     FIELD_VALUE_TOO_LONG,
     Cause,
+    GoValue,
 )
 
 # --- Go rendering helpers -------------------------------------------------------------
@@ -99,10 +100,6 @@ def go_json(value: Any, *, sort_keys: bool = False) -> str:
             .replace("\u2029", "\\u2029")
         )
     return text
-
-
-class GoValue(str):
-    """A BadValue already rendered as Go prints it (``%#v`` or a ``String()`` method): shown as it is."""
 
 
 def go_string_map(m: Any, type_name: str = "map[string]string") -> GoValue:

@@ -11,9 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .errors import FIELD_VALUE_DUPLICATE, Cause
+from .errors import FIELD_VALUE_DUPLICATE, Cause, GoValue
 from .metavalidation import (
-    GoValue,
     bad_value,
     forbidden,
     go_quote,
