@@ -1,9 +1,10 @@
-"""What apps/v1 Deployment validation checks beyond the OpenAPI schema (``pkg/apis/apps/validation``).
+"""What apps/v1 Deployment and StatefulSet validation checks beyond the OpenAPI schema (``pkg/apis/apps/validation``).
 
-No controller runs for Deployments here (as under envtest): an operator's test creates them,
-reads them and writes their status itself. These are the rules such a test meets: a selector
-that matches the pod template's labels, a template that restarts ``Always``, a strategy that can
-make progress, an immutable selector, and a status whose counts are consistent.
+No controller runs for them here (as under envtest): an operator's test creates them, reads them
+and writes their status itself. These are the rules such a test meets: a selector that matches
+the pod template's labels, a template that restarts ``Always``, a strategy that can make
+progress, an immutable selector (a StatefulSet's whole spec but a few fields), and a status
+whose counts are consistent.
 """
 
 from __future__ import annotations
@@ -189,3 +190,118 @@ def _nonnegative(parent: dict[str, Any], name: str, path: str) -> list[Cause]:
     if isinstance(v, int) and not isinstance(v, bool) and v < 0:
         return [invalid(f"{path}.{name}", v, _NEGATIVE)]
     return []
+
+
+def _dict_at(parent: dict[str, Any], key: str) -> dict[str, Any]:
+    """``parent[key]`` when it is an object, else an empty one."""
+    v = parent.get(key)
+    return v if isinstance(v, dict) else {}
+
+
+def _no_pod_spec_causes(spec: dict[str, Any], path: str) -> list[Cause]:
+    """A StatefulSet's template spec is not validated as a pod's (``ValidatePodTemplateSpecForStatefulSet``)."""
+    return []
+
+
+def stateful_set_causes(obj: dict[str, Any]) -> list[Cause]:
+    """``ValidateStatefulSetSpec``: policies, strategy, counts, selector and template."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return []
+    causes: list[Cause] = []
+    policy = spec.get("podManagementPolicy")
+    if not policy:
+        causes.append(required("spec.podManagementPolicy"))
+    elif policy not in ("OrderedReady", "Parallel"):
+        causes.append(invalid("spec.podManagementPolicy", policy, "must be 'OrderedReady' or 'Parallel'"))
+    strategy = _dict_at(spec, "updateStrategy")
+    stype, rolling = strategy.get("type"), strategy.get("rollingUpdate")
+    if not stype:
+        causes.append(required("spec.updateStrategy"))
+    elif stype == "OnDelete":
+        if rolling is not None:
+            causes.append(invalid("spec.updateStrategy.rollingUpdate", GoValue(_rolling_update_string(rolling)),
+                                  "only allowed for updateStrategy 'RollingUpdate'"))
+    elif stype == "RollingUpdate":
+        if isinstance(rolling, dict):
+            causes += _nonnegative(rolling, "partition", "spec.updateStrategy.rollingUpdate")
+    else:
+        causes.append(invalid("spec.updateStrategy", stype, "must be 'RollingUpdate' or 'OnDelete'"))
+    retention = spec.get("persistentVolumeClaimRetentionPolicy")
+    if isinstance(retention, dict):
+        for key in ("whenDeleted", "whenScaled"):
+            if retention.get(key) not in ("Retain", "Delete"):
+                causes.append(not_supported(f"spec.persistentVolumeClaimRetentionPolicy.{key}", retention.get(key),
+                                            ["Retain", "Delete"]))
+    causes += _nonnegative(spec, "replicas", "spec")
+    causes += _nonnegative(spec, "minReadySeconds", "spec")
+    selector = spec.get("selector")
+    if selector is None:
+        causes.append(required("spec.selector"))
+    elif isinstance(selector, dict) and not selector.get("matchLabels") and not selector.get("matchExpressions"):
+        causes.append(invalid("spec.selector", label_selector_string(selector), "empty selector is invalid for statefulset"))
+    template = _dict_at(spec, "template")
+    try:
+        compiled = selector_from_object(selector if isinstance(selector, dict) else None)
+    except SelectorError:
+        causes.append(invalid("spec.selector", label_selector_string(selector), ""))
+    else:
+        causes += pod_template_causes(template, compiled, _no_pod_spec_causes)
+    tspec = _dict_at(template, "spec")
+    if tspec.get("restartPolicy") != "Always":
+        causes.append(not_supported("spec.template.spec.restartPolicy", tspec.get("restartPolicy"), ["Always"]))
+    if tspec.get("activeDeadlineSeconds") is not None:
+        causes.append(forbidden("spec.template.spec.activeDeadlineSeconds",
+                                "activeDeadlineSeconds in StatefulSet is not Supported"))
+    return causes
+
+
+def _rolling_update_string(rolling: Any) -> str:
+    """``%#v`` of a ``*apps.RollingUpdateStatefulSetStrategy``: a pointer, printed as its address in Go.
+
+    The address cannot be reproduced: the type and a placeholder stand in for it.
+    """
+    return "&apps.RollingUpdateStatefulSetStrategy{...}"
+
+
+#: ``ValidateStatefulSetUpdate``: the spec fields an update may change.
+STATEFUL_SET_MUTABLE = ("replicas", "ordinals", "template", "updateStrategy", "revisionHistoryLimit",
+                        "persistentVolumeClaimRetentionPolicy", "minReadySeconds")
+_STATEFUL_SET_FORBIDDEN = (
+    "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', "
+    "'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden")
+
+
+def stateful_set_update_causes(obj: dict[str, Any], old: dict[str, Any]) -> list[Cause]:
+    """``ValidateStatefulSetUpdate``: nothing but :data:`STATEFUL_SET_MUTABLE` may change (volume claim
+    templates, selector, service name, pod management policy are frozen)."""
+    from .semantic import semantic_equal
+
+    spec, old_spec = obj.get("spec") or {}, old.get("spec") or {}
+    frozen = {k: v for k, v in spec.items() if k not in STATEFUL_SET_MUTABLE}
+    old_frozen = {k: v for k, v in old_spec.items() if k not in STATEFUL_SET_MUTABLE}
+    if not semantic_equal(frozen, old_frozen):
+        return [forbidden("spec", _STATEFUL_SET_FORBIDDEN)]
+    return []
+
+
+def stateful_set_status_causes(status: Any) -> list[Cause]:
+    """``ValidateStatefulSetStatus``: counts not negative, none above the replicas, available not above ready."""
+    if not isinstance(status, dict):
+        return []
+    causes: list[Cause] = []
+    for name in ("observedGeneration", "replicas", "readyReplicas", "currentReplicas", "updatedReplicas",
+                 "availableReplicas", "collisionCount"):
+        causes += _nonnegative(status, name, "status")
+
+    def count(name: str) -> int:
+        v = status.get(name)
+        return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+    for name in ("readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas"):
+        if count(name) > count("replicas"):
+            causes.append(invalid(f"status.{name}", count(name), "cannot be greater than status.replicas"))
+    if count("availableReplicas") > count("readyReplicas"):
+        causes.append(invalid("status.availableReplicas", count("availableReplicas"),
+                              "cannot be greater than status.readyReplicas"))
+    return causes

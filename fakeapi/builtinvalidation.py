@@ -2,7 +2,7 @@
 
 The mistakes a controller is likely to make, with the real messages: on every write, container
 and volume names, images, ConfigMap and Secret keys, what each Secret type needs, Role rules and
-RoleBindings, Leases, Deployments (:mod:`fakeapi.appsvalidation`), Jobs (:mod:`fakeapi.batchvalidation`), Services (:mod:`fakeapi.servicevalidation`)
+RoleBindings, Leases, Deployments and StatefulSets (:mod:`fakeapi.appsvalidation`), Jobs (:mod:`fakeapi.batchvalidation`), Services (:mod:`fakeapi.servicevalidation`)
 (:func:`validate_builtin`); on an update, a Pod's immutable spec, frozen Secret and ConfigMap data, a
 Secret's type, a binding's roleRef, a Deployment's selector and a Service's cluster IPs
 (:func:`validate_builtin_update`); on a status write, a Pod's container state
@@ -17,7 +17,14 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .appsvalidation import deployment_causes, deployment_status_causes, deployment_update_causes
+from .appsvalidation import (
+    deployment_causes,
+    deployment_status_causes,
+    deployment_update_causes,
+    stateful_set_causes,
+    stateful_set_status_causes,
+    stateful_set_update_causes,
+)
 from .batchvalidation import job_causes, job_update_causes
 from .defaults import RBAC_GROUP
 from .errors import FIELD_VALUE_DUPLICATE, FIELD_VALUE_INVALID, Cause
@@ -52,6 +59,8 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
         return []
     if kind.group == "apps" and kind.kind == "Deployment":
         return deployment_causes(obj, _pod_spec_causes)
+    if kind.group == "apps" and kind.kind == "StatefulSet":
+        return stateful_set_causes(obj)
     if kind.group == "coordination.k8s.io" and kind.kind == "Lease":
         return _lease_causes(obj.get("spec"))
     if kind.group == "batch" and kind.kind == "Job":
@@ -250,6 +259,8 @@ def validate_builtin_update(kind: Kind, obj: dict[str, Any], old: dict[str, Any]
         return _role_ref_causes(obj, old)
     if kind.group == "apps" and kind.kind == "Deployment":
         return deployment_update_causes(obj, old)
+    if kind.group == "apps" and kind.kind == "StatefulSet":
+        return stateful_set_update_causes(obj, old)
     if kind.group == "batch" and kind.kind == "Job":
         return job_update_causes(obj, old)
     if kind.group:
@@ -389,8 +400,11 @@ def validate_builtin_status_update(kind: Kind, obj: dict[str, Any], old: dict[st
     (``ValidateContainerStateTransition``; a restartable init container, a sidecar, may always;
     ephemeral containers never). The policy and the init containers are the stored pod's.
     """
-    if kind.builtin and kind.group == "apps" and kind.kind == "Deployment":
-        return deployment_status_causes(obj.get("status")) if obj.get("status") is not old.get("status") else []
+    if kind.builtin and kind.group == "apps" and kind.kind in ("Deployment", "StatefulSet"):
+        if obj.get("status") is old.get("status"):
+            return []
+        check = deployment_status_causes if kind.kind == "Deployment" else stateful_set_status_causes
+        return check(obj.get("status"))
     if kind.kind != "Pod" or not kind.builtin or kind.group:
         return []
     new_status, old_status = obj.get("status"), old.get("status")

@@ -140,6 +140,40 @@ def job_selector(obj: JSONDict) -> None:
         meta["labels"] = dict(labels)
 
 
+def _stateful_set(obj: JSONDict) -> None:
+    """``SetObjectDefaults_StatefulSet`` (apps/v1): the spec's defaults, its pod template's, and each
+    volume claim template's (``SetDefaults_PersistentVolumeClaim``: ``volumeMode``, ``status.phase``)."""
+    spec = _dict(obj, "spec")
+    if not spec.get("podManagementPolicy"):
+        spec["podManagementPolicy"] = "OrderedReady"
+    strategy = _dict(spec, "updateStrategy")
+    if not strategy.get("type"):
+        strategy["type"] = "RollingUpdate"
+        if strategy.get("rollingUpdate") is None:
+            strategy["rollingUpdate"] = {}
+    rolling = strategy.get("rollingUpdate")
+    if strategy["type"] == "RollingUpdate" and type(rolling) is dict and rolling.get("partition") is None:
+        rolling["partition"] = 0
+    retention = _dict(spec, "persistentVolumeClaimRetentionPolicy")
+    for key in ("whenDeleted", "whenScaled"):
+        if not retention.get(key):
+            retention[key] = "Retain"
+    if spec.get("replicas") is None:
+        spec["replicas"] = 1
+    if spec.get("revisionHistoryLimit") is None:
+        spec["revisionHistoryLimit"] = 10
+    template = _dict(spec, "template")
+    tspec = _dict(template, "spec")
+    _pod_spec(tspec, _list(tspec, "containers"), _list(tspec, "initContainers"), _list(tspec, "ephemeralContainers"))
+    for claim in _list(spec, "volumeClaimTemplates"):
+        cspec = _dict(claim, "spec")
+        if cspec.get("volumeMode") is None:
+            cspec["volumeMode"] = "Filesystem"
+        status = _dict(claim, "status")
+        if not status.get("phase"):
+            status["phase"] = "Pending"
+
+
 def _deployment(obj: JSONDict) -> None:
     """``SetObjectDefaults_Deployment`` (apps/v1): the spec's defaults and its pod template's.
 
@@ -552,5 +586,6 @@ _BY_KIND: dict[str, Callable[[JSONDict], None]] = {
     "Deployment": _deployment,
     "Service": _service,
     "Job": _job,
+    "StatefulSet": _stateful_set,
     "ClusterRoleBinding": _role_binding,
 }

@@ -277,6 +277,9 @@ POINTER_FIELDS: frozenset[tuple[str, str]] = frozenset(
         ("io.k8s.api.apps.v1.DeploymentSpec", "progressDeadlineSeconds"),
         ("io.k8s.api.apps.v1.DeploymentStatus", "terminatingReplicas"),
         ("io.k8s.api.apps.v1.DeploymentStatus", "collisionCount"),
+        *(("io.k8s.api.apps.v1.StatefulSetSpec", f) for f in ("replicas", "revisionHistoryLimit")),
+        ("io.k8s.api.apps.v1.RollingUpdateStatefulSetStrategy", "partition"),
+        ("io.k8s.api.apps.v1.StatefulSetStatus", "collisionCount"),
         *(("io.k8s.api.batch.v1.JobSpec", f) for f in (
             "parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "backoffLimitPerIndex",
             "maxFailedIndexes", "manualSelector", "ttlSecondsAfterFinished", "completionMode", "suspend",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from support import assert_rejected
 
 from fakeapi import APIServer
 from fakeapi.errors import ApiError
@@ -82,3 +83,22 @@ def test_invalid_rbac_objects(case: str, kind: str, fields: dict[str, object], c
         APIServer().create({"apiVersion": RBAC, "kind": kind, "metadata": {"name": "x", "namespace": "default"}, **fields})
     assert err.value.code == 422
     assert [f"{c['field']}: {c['message']}" for c in err.value.causes] == causes
+
+
+def test_cluster_roles_and_bindings() -> None:
+    """Cluster-scoped RBAC: a ClusterRoleBinding binds a ClusterRole only, and its service accounts need a namespace."""
+    api = APIServer()
+    api.create({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "reader"},
+                "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]})
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+               "metadata": {"name": "readers"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"},
+               "subjects": [{"kind": "ServiceAccount", "name": "ctl"}, {"kind": "User", "name": "alice"}]}
+    err = assert_rejected(api, lambda: api.create(binding), 422, "Invalid")
+    assert [(c["field"], c["message"]) for c in err.status["details"]["causes"]] == [
+        ("roleRef.kind", 'Unsupported value: "Role": supported values: "ClusterRole"'),
+        ("subjects[0].namespace", "Required value")]
+    binding["roleRef"]["kind"] = "ClusterRole"
+    binding["subjects"][0]["namespace"] = "default"
+    out = api.create(binding)
+    assert out["subjects"][1]["apiGroup"] == "rbac.authorization.k8s.io" and "namespace" not in out["metadata"]
