@@ -220,7 +220,7 @@ def stateful_set_causes(obj: dict[str, Any]) -> list[Cause]:
         causes.append(required("spec.updateStrategy"))
     elif stype == "OnDelete":
         if rolling is not None:
-            causes.append(invalid("spec.updateStrategy.rollingUpdate", GoValue(_rolling_update_string(rolling)),
+            causes.append(invalid("spec.updateStrategy.rollingUpdate", _ROLLING_UPDATE_SHOWN,
                                   "only allowed for updateStrategy 'RollingUpdate'"))
     elif stype == "RollingUpdate":
         if isinstance(rolling, dict):
@@ -256,12 +256,9 @@ def stateful_set_causes(obj: dict[str, Any]) -> list[Cause]:
     return causes
 
 
-def _rolling_update_string(rolling: Any) -> str:
-    """``%#v`` of a ``*apps.RollingUpdateStatefulSetStrategy``: a pointer, printed as its address in Go.
-
-    The address cannot be reproduced: the type and a placeholder stand in for it.
-    """
-    return "&apps.RollingUpdateStatefulSetStrategy{...}"
+#: The BadValue of a rolling update given to an OnDelete StatefulSet: Go prints the struct with its
+#: pointer fields' addresses (``%#v``), which cannot be reproduced; the type stands in for it.
+_ROLLING_UPDATE_SHOWN = GoValue("apps.RollingUpdateStatefulSetStrategy{...}")
 
 
 #: ``ValidateStatefulSetUpdate``: the spec fields an update may change.

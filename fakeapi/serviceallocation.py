@@ -26,13 +26,6 @@ _RESERVED = {str(SERVICE_CIDR.network_address + 1)}
 NONE = "None"
 
 
-def _spec(svc: dict[str, Any]) -> dict[str, Any]:
-    spec = svc.get("spec")
-    if not isinstance(spec, dict):
-        spec = svc["spec"] = {}
-    return spec
-
-
 def _headless(spec: dict[str, Any]) -> bool:
     return spec.get("clusterIP") == NONE or (spec.get("clusterIPs") or [None])[0] == NONE
 
