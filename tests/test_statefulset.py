@@ -53,6 +53,9 @@ def test_a_stateful_set_is_defaulted() -> None:
     ({"updateStrategy": {"type": "Sometimes"}},
      [("spec.updateStrategy", "Invalid value: \"Sometimes\": must be 'RollingUpdate' or 'OnDelete'")]),
     ({"replicas": -1}, [("spec.replicas", "Invalid value: -1: must be greater than or equal to 0")]),
+    ({"updateStrategy": {"type": "OnDelete", "rollingUpdate": {"partition": 1}}},
+     [("spec.updateStrategy.rollingUpdate", "Invalid value: apps.RollingUpdateStatefulSetStrategy{...}: only allowed "
+                                            "for updateStrategy 'RollingUpdate'")]),
     ({"selector": {"matchLabels": {"app": "other"}}},
      [("spec.template.metadata.labels", 'Invalid value: map[string]string{"app":"db"}: `selector` does not match '
                                         "template `labels`")]),
