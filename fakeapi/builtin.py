@@ -49,6 +49,8 @@ BUILTINS: tuple[BuiltinSpec, ...] = (
                 short_names=("po",)),
     BuiltinSpec("", "v1", "Secret", "secrets", "io.k8s.api.core.v1.Secret", fields=("type",)),
     BuiltinSpec("", "v1", "ConfigMap", "configmaps", "io.k8s.api.core.v1.ConfigMap", short_names=("cm",)),
+    BuiltinSpec("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", "io.k8s.api.core.v1.PersistentVolumeClaim",
+                status=True, short_names=("pvc",)),
     BuiltinSpec("", "v1", "Service", "services", "io.k8s.api.core.v1.Service", status=True, name_rule="dns1035",
                 short_names=("svc",)),
     BuiltinSpec("", "v1", "ServiceAccount", "serviceaccounts", "io.k8s.api.core.v1.ServiceAccount",

@@ -2,7 +2,7 @@
 
 The mistakes a controller is likely to make, with the real messages: on every write, container
 and volume names, images, ConfigMap and Secret keys, what each Secret type needs, Role rules and
-RoleBindings, Leases, Deployments and StatefulSets (:mod:`fakeapi.appsvalidation`), Jobs (:mod:`fakeapi.batchvalidation`), Services (:mod:`fakeapi.servicevalidation`)
+RoleBindings, Leases, Deployments and StatefulSets (:mod:`fakeapi.appsvalidation`), Jobs (:mod:`fakeapi.batchvalidation`), PersistentVolumeClaims (:mod:`fakeapi.claimvalidation`), Services (:mod:`fakeapi.servicevalidation`)
 (:func:`validate_builtin`); on an update, a Pod's immutable spec, frozen Secret and ConfigMap data, a
 Secret's type, a binding's roleRef, a Deployment's selector and a Service's cluster IPs
 (:func:`validate_builtin_update`); on a status write, a Pod's container state
@@ -26,6 +26,7 @@ from .appsvalidation import (
     stateful_set_update_causes,
 )
 from .batchvalidation import job_causes, job_update_causes
+from .claimvalidation import claim_causes, claim_update_causes
 from .defaults import RBAC_GROUP
 from .errors import FIELD_VALUE_DUPLICATE, FIELD_VALUE_INVALID, Cause
 from .jsonutil import go_json_type
@@ -76,6 +77,8 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
         return _config_key_causes(obj)
     if kind.kind == "Service":
         return service_causes(obj)
+    if kind.kind == "PersistentVolumeClaim":
+        return claim_causes(obj)
     return []
 
 
@@ -269,6 +272,8 @@ def validate_builtin_update(kind: Kind, obj: dict[str, Any], old: dict[str, Any]
         return _immutable_data_causes(kind.kind, obj, old)
     if kind.kind == "Service":
         return service_update_causes(obj, old)
+    if kind.kind == "PersistentVolumeClaim":
+        return claim_update_causes(obj, old)
     if kind.kind != "Pod":
         return []
     new_spec, old_spec = obj.get("spec"), old.get("spec")

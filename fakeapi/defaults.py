@@ -140,6 +140,16 @@ def job_selector(obj: JSONDict) -> None:
         meta["labels"] = dict(labels)
 
 
+def _pvc(obj: JSONDict) -> None:
+    """``SetDefaults_PersistentVolumeClaim``: ``volumeMode: Filesystem`` and ``status.phase: Pending``."""
+    spec = _dict(obj, "spec")
+    if spec.get("volumeMode") is None:
+        spec["volumeMode"] = "Filesystem"
+    status = _dict(obj, "status")
+    if not status.get("phase"):
+        status["phase"] = "Pending"
+
+
 def _stateful_set(obj: JSONDict) -> None:
     """``SetObjectDefaults_StatefulSet`` (apps/v1): the spec's defaults, its pod template's, and each
     volume claim template's (``SetDefaults_PersistentVolumeClaim``: ``volumeMode``, ``status.phase``)."""
@@ -166,12 +176,7 @@ def _stateful_set(obj: JSONDict) -> None:
     tspec = _dict(template, "spec")
     _pod_spec(tspec, _list(tspec, "containers"), _list(tspec, "initContainers"), _list(tspec, "ephemeralContainers"))
     for claim in _list(spec, "volumeClaimTemplates"):
-        cspec = _dict(claim, "spec")
-        if cspec.get("volumeMode") is None:
-            cspec["volumeMode"] = "Filesystem"
-        status = _dict(claim, "status")
-        if not status.get("phase"):
-            status["phase"] = "Pending"
+        _pvc(claim)
 
 
 def _deployment(obj: JSONDict) -> None:
@@ -587,5 +592,6 @@ _BY_KIND: dict[str, Callable[[JSONDict], None]] = {
     "Service": _service,
     "Job": _job,
     "StatefulSet": _stateful_set,
+    "PersistentVolumeClaim": _pvc,
     "ClusterRoleBinding": _role_binding,
 }

@@ -4,8 +4,9 @@ kube-apiserver only adds the ``foregroundDeletion`` and ``orphan`` finalizers;
 the rest of reference §4 happens here, as an actor the controller host runs
 on the same clock: dependents whose owners are all gone are deleted
 (background), owners deleted in the foreground wait for their blocking
-dependents, orphaning strips owner references, and a terminating namespace
-is emptied and then finalized. Everything goes through the public verbs with
+dependents, orphaning strips owner references, a terminating namespace
+is emptied and then finalized, and a claim being deleted keeps its
+``kubernetes.io/pvc-protection`` finalizer while a scheduled pod uses it. Everything goes through the public verbs with
 the actors ``garbage-collector`` and ``namespace-controller``, so it shows in
 the trace exactly like the real controllers' requests.
 
@@ -27,6 +28,9 @@ FOREGROUND = "foregroundDeletion"
 ORPHAN = "orphan"
 GC_ACTOR = "garbage-collector"
 NS_ACTOR = "namespace-controller"
+PVC_ACTOR = "pvc-protection-controller"
+#: The finalizer that keeps a claim a scheduled pod uses (StorageObjectInUseProtection admission adds it).
+PVC_PROTECTION = "kubernetes.io/pvc-protection"
 
 
 class GarbageCollector:
@@ -44,12 +48,18 @@ class GarbageCollector:
         #: namespaces being terminated
         self._namespaces: set[str] = set()
         self._terminating: set[str] = set()
+        #: claims for the pvc-protection controller to look at now: (namespace, name)
+        self._claims: set[tuple[str, str]] = set()
+        #: claims being deleted that a pod still used at the last look, by namespace
+        self._claims_in_use: dict[str, set[str]] = {}
 
     # -------------------------------------------------------------- events
 
     def on_event(self, etype: str, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         """Note the work a write creates (called by the server after every write)."""
         meta = obj["metadata"]
+        if kind.builtin and not kind.group and (self._claims_in_use or kind.kind == "PersistentVolumeClaim"):
+            self._note_claims(etype, kind, meta)
         uid = meta.get("uid", "")
         refs = meta.get("ownerReferences") or []
         if etype == DELETED:
@@ -85,6 +95,16 @@ class GarbageCollector:
             self._attempt.add((kind.group, kind.plural, meta.get("namespace") or "", meta["name"]))
         if old_refs and old_refs is not refs and old_refs != refs:
             self._note_unblocked_owners(old_refs, refs)
+
+    def _note_claims(self, etype: str, kind: Kind, meta: dict[str, Any]) -> None:
+        """The pvc-protection controller's events: a claim without its finalizer (to add it back), a claim
+        being deleted (to release it once unused), any pod change where deleted claims wait."""
+        ns = meta.get("namespace") or ""
+        if kind.kind == "PersistentVolumeClaim":
+            if etype != DELETED and (meta.get("deletionTimestamp") or PVC_PROTECTION not in (meta.get("finalizers") or ())):
+                self._claims.add((ns, meta["name"]))
+        elif kind.kind == "Pod" and ns in self._claims_in_use:
+            self._claims.update((ns, name) for name in self._claims_in_use.pop(ns))
 
     def _unverified_owner(self, meta: dict[str, Any], refs: list[Any], old_refs: list[Any] | None) -> bool:
         """Does a reference this write added (by uid) need checking? The graph builder's
@@ -131,7 +151,7 @@ class GarbageCollector:
 
     def pending(self) -> bool:
         """True when there is collection work to do."""
-        return bool(self._attempt or self._foreground or self._orphan or self._namespaces)
+        return bool(self._attempt or self._foreground or self._orphan or self._namespaces or self._claims)
 
     # ----------------------------------------------------------------- run
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .clock import parse_time
 from .errors import ApiError, is_conflict
-from .gc import FOREGROUND, GC_ACTOR, NS_ACTOR, ORPHAN
+from .gc import FOREGROUND, GC_ACTOR, NS_ACTOR, ORPHAN, PVC_ACTOR, PVC_PROTECTION
 from .kinds import Kind
 from .nsconditions import failing_conditions, update_conditions
 
@@ -45,7 +45,39 @@ class Collection:
         nss, gc._namespaces = sorted(gc._namespaces), set()
         for ns in nss:
             did |= self._terminate_namespace(ns)
+        claims, gc._claims = sorted(gc._claims), set()
+        for ns, name in claims:
+            did |= self._protect_claim(ns, name)
         return did
+
+    def _protect_claim(self, ns: str, name: str) -> bool:
+        """The pvc-protection controller: a live claim gets its finalizer back; a claim being deleted
+        loses it once no scheduled pod of its namespace names it in a volume (``podUsesPVC``)."""
+        kind = self.api.kinds.find("PersistentVolumeClaim", "v1")
+        e = self.api.store.table("", "persistentvolumeclaims").get(ns, name)
+        if kind is None or e is None:
+            return False
+        meta = e.obj["metadata"]
+        fins = list(meta.get("finalizers") or ())
+        if not meta.get("deletionTimestamp"):
+            if PVC_PROTECTION in fins:
+                return False
+            fins.append(PVC_PROTECTION)
+        elif PVC_PROTECTION not in fins:
+            return False
+        elif any(_pod_uses_claim(p, name) for p in self.api.objects(self.api.resolve_kind("Pod", "v1"), ns)):
+            self.gc._claims_in_use.setdefault(ns, set()).add(name)
+            return False
+        else:
+            fins.remove(PVC_PROTECTION)
+        try:
+            self.api.patch(kind.kind, name, {"metadata": {"finalizers": fins or None, "resourceVersion": str(e.rv)}},
+                           namespace=ns, patch_type="merge", actor=PVC_ACTOR)
+        except ApiError as err:
+            if is_conflict(err):
+                self.gc._claims.add((ns, name))
+            return False
+        return True
 
     def _owner_state(self, dep_kind: Kind, dep_ns: str, ref: dict[str, Any]) -> str:
         """``solid``, ``dangling``, ``waiting`` (owner deleting in the foreground) or ``unresolvable``."""
@@ -271,3 +303,21 @@ class Collection:
             return True
         except ApiError:
             return False
+
+
+def _pod_uses_claim(pod: dict[str, Any], claim: str) -> bool:
+    """``podUsesPVC``: a scheduled pod (``spec.nodeName`` set), whatever its phase, with a volume naming the
+    claim (a generic ephemeral volume's claim, ``<pod>-<volume>``, while the pod is not finished)."""
+    spec = pod.get("spec") or {}
+    if not spec.get("nodeName"):
+        return False
+    finished = (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+    for v in spec.get("volumes") or ():
+        if not isinstance(v, dict):
+            continue
+        ref = v.get("persistentVolumeClaim")
+        if isinstance(ref, dict) and ref.get("claimName") == claim:
+            return True
+        if not finished and v.get("ephemeral") is not None and f"{pod['metadata']['name']}-{v.get('name')}" == claim:
+            return True
+    return False

@@ -31,6 +31,7 @@ from .crd import kinds_from_crd, validate_crd
 from .defaults import apply_builtin_defaults, job_selector
 from .errors import ApiError, Cause
 from .faults import ControllerCrash, FaultSet
+from .gc import PVC_PROTECTION
 from .godecode import DecodeCache
 from .gomodel import GoDecodeError, go_roundtrip_owned
 from .gounmarshal import from_unstructured_error, go_sprint, unmarshal_error
@@ -625,6 +626,13 @@ class APIServer:
             labels["kubernetes.io/metadata.name"] = obj["metadata"].get("name") or ""
         elif kind.kind == "CustomResourceDefinition":
             obj.pop("status", None)
+        elif kind.kind == "PersistentVolumeClaim" and not kind.group:
+            # PrepareForCreate resets the status (phase Pending again as the stored claim is read back);
+            # the StorageObjectInUseProtection admission plugin adds the protection finalizer
+            obj["status"] = {"phase": "Pending"}
+            fins = obj["metadata"].setdefault("finalizers", [])
+            if PVC_PROTECTION not in fins:
+                fins.append(PVC_PROTECTION)
 
     def _allocate_service(self, svc: dict[str, Any], old: dict[str, Any] | None) -> None:
         """The Service storage's ``beginCreate``/``beginUpdate``: IP families, cluster IP, node ports (422 on failure).
