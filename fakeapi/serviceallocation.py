@@ -68,10 +68,13 @@ def normalize_cluster_ips(spec: dict[str, Any], old_spec: dict[str, Any] | None 
         spec["clusterIP"] = ips[0]
 
 
-def init_ip_family_fields(spec: dict[str, Any], old_spec: dict[str, Any] | None) -> None:
-    """``initIPFamilyFields`` for a single-stack IPv4 cluster: the policy and the families."""
+def init_ip_family_fields(spec: dict[str, Any], old_spec: dict[str, Any] | None) -> list[Cause]:
+    """``initIPFamilyFields`` for a single-stack IPv4 cluster: the policy and the families.
+
+    Errors (the service asks for what this cluster has not): dual-stack required, an IPv6 family.
+    """
     if spec.get("type") == "ExternalName":
-        return
+        return []
     if spec.get("ipFamilyPolicy") is None:
         if old_spec is not None and old_spec.get("ipFamilyPolicy") is not None:
             spec["ipFamilyPolicy"] = old_spec["ipFamilyPolicy"]
@@ -79,18 +82,35 @@ def init_ip_family_fields(spec: dict[str, Any], old_spec: dict[str, Any] | None)
             spec["ipFamilyPolicy"] = "RequireDualStack"  # headless and selectorless defaults to dual
         else:
             spec["ipFamilyPolicy"] = "SingleStack"
+    policy = spec["ipFamilyPolicy"]
     families = list(spec.get("ipFamilies") or ())
+    causes: list[Cause] = []
     for i, ip in enumerate(spec.get("clusterIPs") or ()):
         if ip == NONE:
             break
         if i >= len(families) and isinstance(ip, str):
-            families.append("IPv6" if ":" in ip else "IPv4")
-    if not families:
-        families = ["IPv4"]
-    if spec.get("clusterIP") == NONE and not spec.get("selector") and len(families) < 2 \
-            and spec["ipFamilyPolicy"] != "SingleStack":
-        families.append("IPv6" if families[0] == "IPv4" else "IPv4")
-    spec["ipFamilies"] = families
+            if ":" in ip:
+                causes.append(invalid(f"spec.clusterIPs[{i}]", go_string_slice(spec.get("clusterIPs")),
+                                      "IPv6 is not configured on this cluster"))
+            else:
+                families.append("IPv4")
+    if causes:
+        return causes
+    if spec.get("clusterIP") == NONE and not spec.get("selector"):
+        families = families or ["IPv4"]
+        if len(families) < 2 and policy != "SingleStack":
+            families.append("IPv6" if families[0] == "IPv4" else "IPv4")
+        spec["ipFamilies"] = families
+        return []  # (headless and selectorless: any families, even on a single-stack cluster)
+    if policy == "RequireDualStack":
+        causes.append(invalid("spec.ipFamilyPolicy", policy, "this cluster is not configured for dual-stack services"))
+    for i, family in enumerate(families):
+        if family != "IPv4":
+            causes.append(invalid(f"spec.ipFamilies[{i}]", family, "not configured on this cluster"))
+    if causes:
+        return causes
+    spec["ipFamilies"] = families or ["IPv4"]
+    return []
 
 
 def allocate_cluster_ip(spec: dict[str, Any], ips: set[str], rng: random.Random) -> list[Cause]:

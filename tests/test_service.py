@@ -137,6 +137,21 @@ def test_invalid_services(spec: dict[str, Any], causes: list[tuple[str, str]]) -
     assert _causes(err) == causes
 
 
+@pytest.mark.parametrize(("spec", "causes"), [
+    ({"ipFamilyPolicy": "RequireDualStack"},
+     [("spec.ipFamilyPolicy", 'Invalid value: "RequireDualStack": this cluster is not configured for dual-stack '
+                              "services")]),
+    ({"ipFamilies": ["IPv6"]}, [("spec.ipFamilies[0]", 'Invalid value: "IPv6": not configured on this cluster')]),
+    ({"clusterIP": "fd00::10"},
+     [("spec.clusterIPs[0]", 'Invalid value: []string{"fd00::10"}: IPv6 is not configured on this cluster')]),
+])
+def test_a_single_stack_cluster(spec: dict[str, Any], causes: list[tuple[str, str]]) -> None:
+    """initIPFamilyFields: this cluster serves IPv4 services only (headless selectorless ones aside)."""
+    api = make_api()
+    err = assert_rejected(api, lambda: api.create(_svc(**spec)), 422, "Invalid")
+    assert _causes(err) == causes
+
+
 def test_a_service_name_is_a_dns_1035_label() -> None:
     api = make_api()
     err = assert_rejected(api, lambda: api.create(_svc("1web")), 422, "Invalid")
