@@ -302,3 +302,76 @@ def stateful_set_status_causes(status: Any) -> list[Cause]:
         causes.append(invalid("status.availableReplicas", count("availableReplicas"),
                               "cannot be greater than status.readyReplicas"))
     return causes
+
+
+def daemon_set_causes(obj: dict[str, Any], pod_spec_causes: PodSpecCauses) -> list[Cause]:
+    """``ValidateDaemonSetSpec``: selector and template labels, the template, the update strategy, counts."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return []
+    causes: list[Cause] = []
+    selector = spec.get("selector")
+    template = _dict_at(spec, "template")
+    try:
+        compiled = selector_from_object(selector if isinstance(selector, dict) else None)
+    except SelectorError:
+        causes.append(invalid("spec.selector", label_selector_string(selector), "invalid label selector"))
+        compiled = None
+    meta = _dict_at(template, "metadata")
+    labels = meta.get("labels")
+    # (a missing selector selects nothing: the template's labels never match it)
+    if compiled is not None and not compiled.matches(labels or {}):
+        causes.append(invalid("spec.template.metadata.labels", go_string_map(labels),
+                              "`selector` does not match template `labels`"))
+    if isinstance(selector, dict) and not selector.get("matchLabels") and not selector.get("matchExpressions"):
+        causes.append(invalid("spec.selector", label_selector_string(selector), "empty selector is invalid for daemonset"))
+    causes += validate_labels(labels or {}, "spec.template.labels")
+    tspec = _dict_at(template, "spec")
+    causes += pod_spec_causes(tspec, "spec.template.spec")
+    if tspec.get("restartPolicy") != "Always":
+        causes.append(not_supported("spec.template.spec.restartPolicy", tspec.get("restartPolicy"), ["Always"]))
+    if tspec.get("activeDeadlineSeconds") is not None:
+        causes.append(invalid("spec.template.spec.activeDeadlineSeconds", tspec["activeDeadlineSeconds"],
+                              "activeDeadlineSeconds in DaemonSet is not Supported"))
+    causes += _nonnegative(spec, "minReadySeconds", "spec")
+    causes += _daemon_set_strategy_causes(_dict_at(spec, "updateStrategy"))
+    causes += _nonnegative(spec, "revisionHistoryLimit", "spec")
+    return causes
+
+
+def _daemon_set_strategy_causes(strategy: dict[str, Any]) -> list[Cause]:
+    """``ValidateDaemonSetUpdateStrategy`` and ``ValidateRollingUpdateDaemonSet``."""
+    stype = strategy.get("type")
+    if stype == "OnDelete":
+        return []
+    if stype != "RollingUpdate":
+        return [not_supported("spec.updateStrategy", stype, ["RollingUpdate", "OnDelete"])]
+    rolling = strategy.get("rollingUpdate")
+    path = "spec.updateStrategy.rollingUpdate"
+    if not isinstance(rolling, dict):
+        return [required(path)]
+    unavailable, surge = rolling.get("maxUnavailable"), rolling.get("maxSurge")
+    causes: list[Cause] = []
+    for name, value in (("maxUnavailable", unavailable), ("maxSurge", surge)):
+        causes += _int_or_percent_causes(value, f"{path}.{name}")
+    for name, value in (("maxUnavailable", unavailable), ("maxSurge", surge)):
+        if isinstance(value, str) and _PERCENT_RE.match(value) and int(value[:-1]) > 100:
+            causes.append(invalid(f"{path}.{name}", _int_or_string(value), "must not be greater than 100%"))
+    has_unavailable, has_surge = _int_or_percent(unavailable) not in (0, None), _int_or_percent(surge) not in (0, None)
+    if has_unavailable and has_surge:
+        causes.append(invalid(f"{path}.maxSurge", _int_or_string(surge), "may not be set when maxUnavailable is non-zero"))
+    elif not has_unavailable and not has_surge:
+        causes.append(required(f"{path}.maxUnavailable", "cannot be 0 when maxSurge is 0"))
+    return causes
+
+
+def daemon_set_status_causes(status: Any) -> list[Cause]:
+    """``ValidateDaemonSetStatus``: no count negative."""
+    if not isinstance(status, dict):
+        return []
+    causes: list[Cause] = []
+    for name in ("currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled", "numberReady",
+                 "observedGeneration", "updatedNumberScheduled", "numberAvailable", "numberUnavailable",
+                 "collisionCount"):
+        causes += _nonnegative(status, name, "status")
+    return causes

@@ -71,6 +71,8 @@ BUILTINS: tuple[BuiltinSpec, ...] = (
                 initial_generation=1, short_names=("deploy",), annotations_bump_generation=True),
     BuiltinSpec("apps", "v1", "StatefulSet", "statefulsets", "io.k8s.api.apps.v1.StatefulSet", status=True,
                 initial_generation=1, short_names=("sts",)),
+    BuiltinSpec("apps", "v1", "DaemonSet", "daemonsets", "io.k8s.api.apps.v1.DaemonSet", status=True,
+                initial_generation=1, short_names=("ds",)),
     BuiltinSpec("batch", "v1", "Job", "jobs", "io.k8s.api.batch.v1.Job", status=True, initial_generation=1,
                 orphans_by_default=True),
     BuiltinSpec("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",

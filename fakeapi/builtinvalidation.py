@@ -2,7 +2,7 @@
 
 The mistakes a controller is likely to make, with the real messages: on every write, container
 and volume names, images, ConfigMap and Secret keys, what each Secret type needs, Role rules and
-RoleBindings, Leases, Deployments and StatefulSets (:mod:`fakeapi.appsvalidation`), Jobs (:mod:`fakeapi.batchvalidation`), PersistentVolumeClaims (:mod:`fakeapi.claimvalidation`), Services (:mod:`fakeapi.servicevalidation`)
+RoleBindings, Leases, Deployments, StatefulSets and DaemonSets (:mod:`fakeapi.appsvalidation`), Jobs (:mod:`fakeapi.batchvalidation`), PersistentVolumeClaims (:mod:`fakeapi.claimvalidation`), Services (:mod:`fakeapi.servicevalidation`)
 (:func:`validate_builtin`); on an update, a Pod's immutable spec, frozen Secret and ConfigMap data, a
 Secret's type, a binding's roleRef, a Deployment's selector and a Service's cluster IPs
 (:func:`validate_builtin_update`); on a status write, a Pod's container state
@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from .appsvalidation import (
+    daemon_set_causes,
+    daemon_set_status_causes,
     deployment_causes,
     deployment_status_causes,
     deployment_update_causes,
@@ -62,6 +64,8 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
         return deployment_causes(obj, _pod_spec_causes)
     if kind.group == "apps" and kind.kind == "StatefulSet":
         return stateful_set_causes(obj)
+    if kind.group == "apps" and kind.kind == "DaemonSet":
+        return daemon_set_causes(obj, _pod_spec_causes)
     if kind.group == "coordination.k8s.io" and kind.kind == "Lease":
         return _lease_causes(obj.get("spec"))
     if kind.group == "batch" and kind.kind == "Job":
@@ -260,8 +264,8 @@ def validate_builtin_update(kind: Kind, obj: dict[str, Any], old: dict[str, Any]
         return []
     if kind.group == RBAC_GROUP and kind.kind in ("RoleBinding", "ClusterRoleBinding"):
         return _role_ref_causes(obj, old)
-    if kind.group == "apps" and kind.kind == "Deployment":
-        return deployment_update_causes(obj, old)
+    if kind.group == "apps" and kind.kind in ("Deployment", "DaemonSet"):
+        return deployment_update_causes(obj, old)  # (the selector: immutable in apps/v1 for both)
     if kind.group == "apps" and kind.kind == "StatefulSet":
         return stateful_set_update_causes(obj, old)
     if kind.group == "batch" and kind.kind == "Job":
@@ -405,11 +409,8 @@ def validate_builtin_status_update(kind: Kind, obj: dict[str, Any], old: dict[st
     (``ValidateContainerStateTransition``; a restartable init container, a sidecar, may always;
     ephemeral containers never). The policy and the init containers are the stored pod's.
     """
-    if kind.builtin and kind.group == "apps" and kind.kind in ("Deployment", "StatefulSet"):
-        if obj.get("status") is old.get("status"):
-            return []
-        check = deployment_status_causes if kind.kind == "Deployment" else stateful_set_status_causes
-        return check(obj.get("status"))
+    if kind.builtin and kind.group == "apps" and kind.kind in _APPS_STATUS_CHECKS:
+        return _APPS_STATUS_CHECKS[kind.kind](obj.get("status")) if obj.get("status") is not old.get("status") else []
     if kind.kind != "Pod" or not kind.builtin or kind.group:
         return []
     new_status, old_status = obj.get("status"), old.get("status")
@@ -430,6 +431,10 @@ def validate_builtin_status_update(kind: Kind, obj: dict[str, Any], old: dict[st
         causes += _state_transition_causes(new_status.get(field), old_status.get(field), f"status.{field}",
                                            field_policy, skip)
     return causes
+
+
+_APPS_STATUS_CHECKS = {"Deployment": deployment_status_causes, "StatefulSet": stateful_set_status_causes,
+                       "DaemonSet": daemon_set_status_causes}
 
 
 def _state_transition_causes(new: Any, old: Any, path: str, policy: str, skip: Any) -> list[Cause]:

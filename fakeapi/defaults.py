@@ -103,8 +103,7 @@ def _job(obj: JSONDict) -> None:
         spec["podReplacementPolicy"] = "Failed" if policy is not None else "TerminatingOrFailed"
     if spec.get("manualSelector") is None:
         spec["manualSelector"] = False
-    tspec = _dict(template, "spec")
-    _pod_spec(tspec, _list(tspec, "containers"), _list(tspec, "initContainers"), _list(tspec, "ephemeralContainers"))
+    _pod_template(spec)
 
 
 #: The labels a Job's pods get from the server (the legacy ones too), and the one its selector uses.
@@ -140,6 +139,31 @@ def job_selector(obj: JSONDict) -> None:
         meta["labels"] = dict(labels)
 
 
+def _pod_template(spec: JSONDict) -> None:
+    """A workload's ``spec.template``: ``SetDefaults_PodSpec`` and the nested defaults (containers,
+    volumes, probes), not what ``SetDefaults_Pod`` adds to a Pod itself."""
+    tspec = _dict(_dict(spec, "template"), "spec")
+    _pod_spec(tspec, _list(tspec, "containers"), _list(tspec, "initContainers"), _list(tspec, "ephemeralContainers"))
+
+
+def _daemon_set(obj: JSONDict) -> None:
+    """``SetObjectDefaults_DaemonSet`` (apps/v1): a rolling update of one unavailable pod and no surge,
+    a history of 10, the pod template's defaults."""
+    spec = _dict(obj, "spec")
+    strategy = _dict(spec, "updateStrategy")
+    if not strategy.get("type"):
+        strategy["type"] = "RollingUpdate"
+    if strategy["type"] == "RollingUpdate":
+        rolling = _dict(strategy, "rollingUpdate")
+        if rolling.get("maxUnavailable") is None:
+            rolling["maxUnavailable"] = 1
+        if rolling.get("maxSurge") is None:
+            rolling["maxSurge"] = 0
+    if spec.get("revisionHistoryLimit") is None:
+        spec["revisionHistoryLimit"] = 10
+    _pod_template(spec)
+
+
 def _pvc(obj: JSONDict) -> None:
     """``SetDefaults_PersistentVolumeClaim``: ``volumeMode: Filesystem`` and ``status.phase: Pending``."""
     spec = _dict(obj, "spec")
@@ -172,9 +196,7 @@ def _stateful_set(obj: JSONDict) -> None:
         spec["replicas"] = 1
     if spec.get("revisionHistoryLimit") is None:
         spec["revisionHistoryLimit"] = 10
-    template = _dict(spec, "template")
-    tspec = _dict(template, "spec")
-    _pod_spec(tspec, _list(tspec, "containers"), _list(tspec, "initContainers"), _list(tspec, "ephemeralContainers"))
+    _pod_template(spec)
     for claim in _list(spec, "volumeClaimTemplates"):
         _pvc(claim)
 
@@ -200,9 +222,7 @@ def _deployment(obj: JSONDict) -> None:
         spec["revisionHistoryLimit"] = 10
     if spec.get("progressDeadlineSeconds") is None:
         spec["progressDeadlineSeconds"] = 600
-    template = _dict(spec, "template")
-    tspec = _dict(template, "spec")
-    _pod_spec(tspec, _list(tspec, "containers"), _list(tspec, "initContainers"), _list(tspec, "ephemeralContainers"))
+    _pod_template(spec)
 
 
 def _dict(parent: JSONDict, key: str) -> JSONDict:
@@ -592,6 +612,7 @@ _BY_KIND: dict[str, Callable[[JSONDict], None]] = {
     "Service": _service,
     "Job": _job,
     "StatefulSet": _stateful_set,
+    "DaemonSet": _daemon_set,
     "PersistentVolumeClaim": _pvc,
     "ClusterRoleBinding": _role_binding,
 }

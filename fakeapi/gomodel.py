@@ -279,6 +279,8 @@ POINTER_FIELDS: frozenset[tuple[str, str]] = frozenset(
         ("io.k8s.api.apps.v1.DeploymentStatus", "collisionCount"),
         *(("io.k8s.api.apps.v1.StatefulSetSpec", f) for f in ("replicas", "revisionHistoryLimit")),
         ("io.k8s.api.apps.v1.RollingUpdateStatefulSetStrategy", "partition"),
+        ("io.k8s.api.apps.v1.DaemonSetSpec", "revisionHistoryLimit"),
+        ("io.k8s.api.apps.v1.DaemonSetStatus", "collisionCount"),
         ("io.k8s.api.apps.v1.StatefulSetStatus", "collisionCount"),
         *(("io.k8s.api.batch.v1.JobSpec", f) for f in (
             "parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "backoffLimitPerIndex",
