@@ -566,7 +566,8 @@ class APIServer:
         if kind.namespaced:
             self._check_namespace_open(kind, ns, meta.get("name") or meta.get("generateName") or "")
         # strategy: PrepareForCreate
-        if kind.status_subresource and not (kind.builtin and kind.kind == "Pod"):
+        status_reset = kind.status_subresource and not (kind.builtin and kind.kind == "Pod")
+        if status_reset:
             obj.pop("status", None)
         self._prepare_for_create(kind, obj)
         if kind.initial_generation:
@@ -595,7 +596,9 @@ class APIServer:
                                             deleting=bool(existing.obj["metadata"].get("deletionTimestamp")))
             attempts += 1
             meta["name"] = self._generate_name(str(meta["generateName"]))
-        if not go_encoded:  # (a Go client's body, defaulted: in the form Go encodes it already)
+        # (a Go client's body, defaulted, is in the form Go encodes it already: but for a status the
+        # strategy reset, which Go encodes as its zero value)
+        if not go_encoded or (status_reset and kind.stored_go_encoded):
             obj = self._encode(kind, obj)
         if dry_run:
             return _Outcome(obj, 201, 0, False, obj["metadata"]["name"])
