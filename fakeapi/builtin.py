@@ -75,6 +75,8 @@ BUILTINS: tuple[BuiltinSpec, ...] = (
                 initial_generation=1, short_names=("ds",)),
     BuiltinSpec("batch", "v1", "Job", "jobs", "io.k8s.api.batch.v1.Job", status=True, initial_generation=1,
                 orphans_by_default=True),
+    BuiltinSpec("batch", "v1", "CronJob", "cronjobs", "io.k8s.api.batch.v1.CronJob", status=True, initial_generation=1,
+                short_names=("cj",)),
     BuiltinSpec("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
                 "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
                 namespaced=False, status=True, initial_generation=1, short_names=("crd", "crds")),

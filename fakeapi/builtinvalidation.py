@@ -27,7 +27,7 @@ from .appsvalidation import (
     stateful_set_status_causes,
     stateful_set_update_causes,
 )
-from .batchvalidation import job_causes, job_update_causes
+from .batchvalidation import cron_job_causes, job_causes, job_update_causes
 from .claimvalidation import claim_causes, claim_update_causes
 from .defaults import RBAC_GROUP
 from .errors import FIELD_VALUE_DUPLICATE, FIELD_VALUE_INVALID, Cause
@@ -70,6 +70,8 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
         return _lease_causes(obj.get("spec"))
     if kind.group == "batch" and kind.kind == "Job":
         return job_causes(obj, _pod_spec_causes)
+    if kind.group == "batch" and kind.kind == "CronJob":
+        return cron_job_causes(obj, _pod_spec_causes)
     if kind.group:
         return []
     if kind.kind == "Pod":

@@ -94,11 +94,7 @@ def _job(obj: JSONDict) -> None:
     if spec.get("suspend") is None:
         spec["suspend"] = False
     policy = spec.get("podFailurePolicy")
-    if type(policy) is dict:
-        for rule in _list(policy, "rules"):
-            for pattern in _list(rule, "onPodConditions"):
-                if not pattern.get("status"):
-                    pattern["status"] = "True"
+    _pod_failure_policy(policy)
     if spec.get("podReplacementPolicy") is None:
         spec["podReplacementPolicy"] = "Failed" if policy is not None else "TerminatingOrFailed"
     if spec.get("manualSelector") is None:
@@ -144,6 +140,32 @@ def _pod_template(spec: JSONDict) -> None:
     volumes, probes), not what ``SetDefaults_Pod`` adds to a Pod itself."""
     tspec = _dict(_dict(spec, "template"), "spec")
     _pod_spec(tspec, _list(tspec, "containers"), _list(tspec, "initContainers"), _list(tspec, "ephemeralContainers"))
+
+
+def _cron_job(obj: JSONDict) -> None:
+    """``SetObjectDefaults_CronJob``: concurrency, suspension, history limits, and the job template's pod
+    template (``SetDefaults_Job`` is a Job's, not a template's)."""
+    spec = _dict(obj, "spec")
+    if not spec.get("concurrencyPolicy"):
+        spec["concurrencyPolicy"] = "Allow"
+    if spec.get("suspend") is None:
+        spec["suspend"] = False
+    if spec.get("successfulJobsHistoryLimit") is None:
+        spec["successfulJobsHistoryLimit"] = 3
+    if spec.get("failedJobsHistoryLimit") is None:
+        spec["failedJobsHistoryLimit"] = 1
+    job_spec = _dict(_dict(spec, "jobTemplate"), "spec")
+    _pod_failure_policy(job_spec.get("podFailurePolicy"))
+    _pod_template(job_spec)
+
+
+def _pod_failure_policy(policy: Any) -> None:
+    """``SetDefaults_PodFailurePolicyOnPodConditionsPattern``: a pattern's status defaults to True."""
+    if type(policy) is dict:
+        for rule in _list(policy, "rules"):
+            for pattern in _list(rule, "onPodConditions"):
+                if not pattern.get("status"):
+                    pattern["status"] = "True"
 
 
 def _daemon_set(obj: JSONDict) -> None:
@@ -613,6 +635,7 @@ _BY_KIND: dict[str, Callable[[JSONDict], None]] = {
     "Job": _job,
     "StatefulSet": _stateful_set,
     "DaemonSet": _daemon_set,
+    "CronJob": _cron_job,
     "PersistentVolumeClaim": _pvc,
     "ClusterRoleBinding": _role_binding,
 }

@@ -287,6 +287,10 @@ POINTER_FIELDS: frozenset[tuple[str, str]] = frozenset(
             "maxFailedIndexes", "manualSelector", "ttlSecondsAfterFinished", "completionMode", "suspend",
             "podReplacementPolicy", "managedBy")),
         *(("io.k8s.api.batch.v1.JobStatus", f) for f in ("ready", "terminating", "failedIndexes")),
+        *(("io.k8s.api.batch.v1.CronJobSpec", f) for f in (
+            "timeZone", "startingDeadlineSeconds", "suspend", "successfulJobsHistoryLimit", "failedJobsHistoryLimit")),
+        ("io.k8s.api.batch.v1.CronJobStatus", "lastScheduleTime"),
+        ("io.k8s.api.batch.v1.CronJobStatus", "lastSuccessfulTime"),
         ("io.k8s.api.batch.v1.JobStatus", "startTime"),
         ("io.k8s.api.batch.v1.JobStatus", "completionTime"),
         *(("io.k8s.api.coordination.v1.LeaseSpec", f) for f in (

@@ -18,6 +18,9 @@ _TEMPLATE = {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"nam
 _SELECTOR = {"matchLabels": {"app": "a"}}
 
 BODIES: list[dict[str, Any]] = [
+    {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "cj", "namespace": "ns"},
+     "spec": {"schedule": "0 3 * * *", "jobTemplate": {"spec": {"template": {"spec": {
+         "restartPolicy": "Never", "containers": [{"name": "a", "image": "x:1"}]}}}}}},
     {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "ns"},
      "spec": {"selector": _SELECTOR, "template": _TEMPLATE}},
     {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "s", "namespace": "ns"},
