@@ -37,7 +37,7 @@ def deployment_causes(obj: dict[str, Any], pod_spec_causes: PodSpecCauses) -> li
     spec = obj.get("spec")
     if not isinstance(spec, dict):
         return []
-    causes = _nonnegative(spec, "replicas", "spec")
+    causes = nonnegative(spec, "replicas", "spec")
     selector = spec.get("selector")
     if selector is None:
         return [*causes, required("spec.selector")]
@@ -50,11 +50,11 @@ def deployment_causes(obj: dict[str, Any], pod_spec_causes: PodSpecCauses) -> li
     else:
         causes += _template_causes(spec.get("template"), compiled, pod_spec_causes)
     causes += _strategy_causes(spec.get("strategy"))
-    causes += _nonnegative(spec, "minReadySeconds", "spec")
-    causes += _nonnegative(spec, "revisionHistoryLimit", "spec")
+    causes += nonnegative(spec, "minReadySeconds", "spec")
+    causes += nonnegative(spec, "revisionHistoryLimit", "spec")
     deadline = spec.get("progressDeadlineSeconds")
     if isinstance(deadline, int):
-        causes += _nonnegative(spec, "progressDeadlineSeconds", "spec")
+        causes += nonnegative(spec, "progressDeadlineSeconds", "spec")
         if deadline <= int(spec.get("minReadySeconds") or 0):
             causes.append(invalid("spec.progressDeadlineSeconds", deadline, "must be greater than minReadySeconds"))
     return causes
@@ -112,27 +112,33 @@ def _strategy_causes(strategy: Any) -> list[Cause]:
     causes: list[Cause] = []
     unavailable, surge = rolling.get("maxUnavailable"), rolling.get("maxSurge")
     for name, value in (("maxUnavailable", unavailable), ("maxSurge", surge)):
-        causes += _int_or_percent_causes(value, f"{path}.{name}")
+        causes += int_or_percent_causes(value, f"{path}.{name}")
     if _int_or_percent(unavailable) == 0 and _int_or_percent(surge) == 0:
-        causes.append(invalid(f"{path}.maxUnavailable", _int_or_string(unavailable), "may not be 0 when `maxSurge` is 0"))
-    if isinstance(unavailable, str) and _PERCENT_RE.match(unavailable) and int(unavailable[:-1]) > 100:
-        causes.append(invalid(f"{path}.maxUnavailable", _int_or_string(unavailable), "must not be greater than 100%"))
+        causes.append(invalid(f"{path}.maxUnavailable", int_or_string(unavailable), "may not be 0 when `maxSurge` is 0"))
+    causes += over_100_percent_causes(unavailable, f"{path}.maxUnavailable")
     return causes
 
 
-def _int_or_string(value: Any) -> GoValue:
+def int_or_string(value: Any) -> GoValue:
     """An ``*intstr.IntOrString`` BadValue: its ``String()``, the number or the text, unquoted."""
     return GoValue(str(value))
 
 
-def _int_or_percent_causes(value: Any, path: str) -> list[Cause]:
+def over_100_percent_causes(value: Any, path: str) -> list[Cause]:
+    """``IsNotMoreThan100Percent``: a percentage above 100% is refused."""
+    if isinstance(value, str) and _PERCENT_RE.match(value) and int(value[:-1]) > 100:
+        return [invalid(path, int_or_string(value), "must not be greater than 100%")]
+    return []
+
+
+def int_or_percent_causes(value: Any, path: str) -> list[Cause]:
     """``ValidatePositiveIntOrPercent``: a percentage (``25%``) or a non-negative integer."""
     if isinstance(value, str):
         if not _PERCENT_RE.match(value):
-            return [invalid(path, _int_or_string(value), "must be an integer or percentage (e.g '5%')")]
+            return [invalid(path, int_or_string(value), "must be an integer or percentage (e.g '5%')")]
         return []
     if isinstance(value, int) and not isinstance(value, bool) and value < 0:
-        return [invalid(path, _int_or_string(value), _NEGATIVE)]
+        return [invalid(path, int_or_string(value), _NEGATIVE)]
     return []
 
 
@@ -168,7 +174,7 @@ def deployment_status_causes(status: Any) -> list[Cause]:
     causes: list[Cause] = []
     for name in ("observedGeneration", "replicas", "updatedReplicas", "readyReplicas", "availableReplicas",
                  "unavailableReplicas", "terminatingReplicas", "collisionCount"):
-        causes += _nonnegative(status, name, "status")
+        causes += nonnegative(status, name, "status")
 
     def count(name: str) -> int:
         v = status.get(name)
@@ -184,7 +190,7 @@ def deployment_status_causes(status: Any) -> list[Cause]:
     return causes
 
 
-def _nonnegative(parent: dict[str, Any], name: str, path: str) -> list[Cause]:
+def nonnegative(parent: dict[str, Any], name: str, path: str) -> list[Cause]:
     """``ValidateNonnegativeField``."""
     v = parent.get(name)
     if isinstance(v, int) and not isinstance(v, bool) and v < 0:
@@ -224,7 +230,7 @@ def stateful_set_causes(obj: dict[str, Any]) -> list[Cause]:
                                   "only allowed for updateStrategy 'RollingUpdate'"))
     elif stype == "RollingUpdate":
         if isinstance(rolling, dict):
-            causes += _nonnegative(rolling, "partition", "spec.updateStrategy.rollingUpdate")
+            causes += nonnegative(rolling, "partition", "spec.updateStrategy.rollingUpdate")
     else:
         causes.append(invalid("spec.updateStrategy", stype, "must be 'RollingUpdate' or 'OnDelete'"))
     retention = spec.get("persistentVolumeClaimRetentionPolicy")
@@ -233,8 +239,8 @@ def stateful_set_causes(obj: dict[str, Any]) -> list[Cause]:
             if retention.get(key) not in ("Retain", "Delete"):
                 causes.append(not_supported(f"spec.persistentVolumeClaimRetentionPolicy.{key}", retention.get(key),
                                             ["Retain", "Delete"]))
-    causes += _nonnegative(spec, "replicas", "spec")
-    causes += _nonnegative(spec, "minReadySeconds", "spec")
+    causes += nonnegative(spec, "replicas", "spec")
+    causes += nonnegative(spec, "minReadySeconds", "spec")
     selector = spec.get("selector")
     if selector is None:
         causes.append(required("spec.selector"))
@@ -289,7 +295,7 @@ def stateful_set_status_causes(status: Any) -> list[Cause]:
     causes: list[Cause] = []
     for name in ("observedGeneration", "replicas", "readyReplicas", "currentReplicas", "updatedReplicas",
                  "availableReplicas", "collisionCount"):
-        causes += _nonnegative(status, name, "status")
+        causes += nonnegative(status, name, "status")
 
     def count(name: str) -> int:
         v = status.get(name)
@@ -333,9 +339,9 @@ def daemon_set_causes(obj: dict[str, Any], pod_spec_causes: PodSpecCauses) -> li
     if tspec.get("activeDeadlineSeconds") is not None:
         causes.append(invalid("spec.template.spec.activeDeadlineSeconds", tspec["activeDeadlineSeconds"],
                               "activeDeadlineSeconds in DaemonSet is not Supported"))
-    causes += _nonnegative(spec, "minReadySeconds", "spec")
+    causes += nonnegative(spec, "minReadySeconds", "spec")
     causes += _daemon_set_strategy_causes(_dict_at(spec, "updateStrategy"))
-    causes += _nonnegative(spec, "revisionHistoryLimit", "spec")
+    causes += nonnegative(spec, "revisionHistoryLimit", "spec")
     return causes
 
 
@@ -353,13 +359,12 @@ def _daemon_set_strategy_causes(strategy: dict[str, Any]) -> list[Cause]:
     unavailable, surge = rolling.get("maxUnavailable"), rolling.get("maxSurge")
     causes: list[Cause] = []
     for name, value in (("maxUnavailable", unavailable), ("maxSurge", surge)):
-        causes += _int_or_percent_causes(value, f"{path}.{name}")
+        causes += int_or_percent_causes(value, f"{path}.{name}")
     for name, value in (("maxUnavailable", unavailable), ("maxSurge", surge)):
-        if isinstance(value, str) and _PERCENT_RE.match(value) and int(value[:-1]) > 100:
-            causes.append(invalid(f"{path}.{name}", _int_or_string(value), "must not be greater than 100%"))
+        causes += over_100_percent_causes(value, f"{path}.{name}")
     has_unavailable, has_surge = _int_or_percent(unavailable) not in (0, None), _int_or_percent(surge) not in (0, None)
     if has_unavailable and has_surge:
-        causes.append(invalid(f"{path}.maxSurge", _int_or_string(surge), "may not be set when maxUnavailable is non-zero"))
+        causes.append(invalid(f"{path}.maxSurge", int_or_string(surge), "may not be set when maxUnavailable is non-zero"))
     elif not has_unavailable and not has_surge:
         causes.append(required(f"{path}.maxUnavailable", "cannot be 0 when maxSurge is 0"))
     return causes
@@ -373,5 +378,6 @@ def daemon_set_status_causes(status: Any) -> list[Cause]:
     for name in ("currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled", "numberReady",
                  "observedGeneration", "updatedNumberScheduled", "numberAvailable", "numberUnavailable",
                  "collisionCount"):
-        causes += _nonnegative(status, name, "status")
+        causes += nonnegative(status, name, "status")
     return causes
+

@@ -77,6 +77,8 @@ BUILTINS: tuple[BuiltinSpec, ...] = (
                 orphans_by_default=True),
     BuiltinSpec("batch", "v1", "CronJob", "cronjobs", "io.k8s.api.batch.v1.CronJob", status=True, initial_generation=1,
                 short_names=("cj",)),
+    BuiltinSpec("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "io.k8s.api.policy.v1.PodDisruptionBudget",
+                status=True, initial_generation=1, short_names=("pdb",)),
     BuiltinSpec("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
                 "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
                 namespaced=False, status=True, initial_generation=1, short_names=("crd", "crds")),

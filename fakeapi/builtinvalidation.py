@@ -2,7 +2,7 @@
 
 The mistakes a controller is likely to make, with the real messages: on every write, container
 and volume names, images, ConfigMap and Secret keys, what each Secret type needs, Role rules and
-RoleBindings, Leases, Deployments, StatefulSets and DaemonSets (:mod:`fakeapi.appsvalidation`), Jobs (:mod:`fakeapi.batchvalidation`), PersistentVolumeClaims (:mod:`fakeapi.claimvalidation`), Services (:mod:`fakeapi.servicevalidation`)
+RoleBindings, Leases, Deployments, StatefulSets and DaemonSets (:mod:`fakeapi.appsvalidation`), PodDisruptionBudgets (:mod:`fakeapi.policyvalidation`), Jobs (:mod:`fakeapi.batchvalidation`), PersistentVolumeClaims (:mod:`fakeapi.claimvalidation`), Services (:mod:`fakeapi.servicevalidation`)
 (:func:`validate_builtin`); on an update, a Pod's immutable spec, frozen Secret and ConfigMap data, a
 Secret's type, a binding's roleRef, a Deployment's selector and a Service's cluster IPs
 (:func:`validate_builtin_update`); on a status write, a Pod's container state
@@ -43,6 +43,7 @@ from .metavalidation import (
     too_long,
     validate_name,
 )
+from .policyvalidation import disruption_budget_causes, disruption_budget_status_causes
 from .servicevalidation import service_causes, service_update_causes
 
 _CONFIG_KEY_RE = re.compile(r"[-._a-zA-Z0-9]+")
@@ -72,6 +73,8 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
         return job_causes(obj, _pod_spec_causes)
     if kind.group == "batch" and kind.kind == "CronJob":
         return cron_job_causes(obj, _pod_spec_causes)
+    if kind.group == "policy" and kind.kind == "PodDisruptionBudget":
+        return disruption_budget_causes(obj)
     if kind.group:
         return []
     if kind.kind == "Pod":
@@ -411,8 +414,8 @@ def validate_builtin_status_update(kind: Kind, obj: dict[str, Any], old: dict[st
     (``ValidateContainerStateTransition``; a restartable init container, a sidecar, may always;
     ephemeral containers never). The policy and the init containers are the stored pod's.
     """
-    if kind.builtin and kind.group == "apps" and kind.kind in _APPS_STATUS_CHECKS:
-        return _APPS_STATUS_CHECKS[kind.kind](obj.get("status")) if obj.get("status") is not old.get("status") else []
+    if kind.builtin and kind.group in ("apps", "policy") and kind.kind in _STATUS_CHECKS:
+        return _STATUS_CHECKS[kind.kind](obj.get("status")) if obj.get("status") is not old.get("status") else []
     if kind.kind != "Pod" or not kind.builtin or kind.group:
         return []
     new_status, old_status = obj.get("status"), old.get("status")
@@ -435,8 +438,8 @@ def validate_builtin_status_update(kind: Kind, obj: dict[str, Any], old: dict[st
     return causes
 
 
-_APPS_STATUS_CHECKS = {"Deployment": deployment_status_causes, "StatefulSet": stateful_set_status_causes,
-                       "DaemonSet": daemon_set_status_causes}
+_STATUS_CHECKS = {"Deployment": deployment_status_causes, "StatefulSet": stateful_set_status_causes,
+                  "DaemonSet": daemon_set_status_causes, "PodDisruptionBudget": disruption_budget_status_causes}
 
 
 def _state_transition_causes(new: Any, old: Any, path: str, policy: str, skip: Any) -> list[Cause]:

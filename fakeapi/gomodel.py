@@ -305,6 +305,9 @@ NON_OMITEMPTY_FIELDS: frozenset[tuple[str, str]] = frozenset(
     {
         (_CORE + "Event", "reportingComponent"),
         (_CORE + "Event", "reportingInstance"),
+        ("io.k8s.api.apps.v1.StatefulSetStatus", "availableReplicas"),
+        *(("io.k8s.api.policy.v1.PodDisruptionBudgetStatus", f) for f in (
+            "disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods")),
     }
 )
 

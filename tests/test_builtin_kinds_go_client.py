@@ -18,6 +18,8 @@ _TEMPLATE = {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"nam
 _SELECTOR = {"matchLabels": {"app": "a"}}
 
 BODIES: list[dict[str, Any]] = [
+    {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb", "namespace": "ns"},
+     "spec": {"minAvailable": 1, "selector": _SELECTOR}},
     {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "cj", "namespace": "ns"},
      "spec": {"schedule": "0 3 * * *", "jobTemplate": {"spec": {"template": {"spec": {
          "restartPolicy": "Never", "containers": [{"name": "a", "image": "x:1"}]}}}}}},

@@ -44,7 +44,8 @@ def test_a_stateful_set_is_defaulted() -> None:
     claim = spec["volumeClaimTemplates"][0]
     assert claim["spec"]["volumeMode"] == "Filesystem" and claim["status"] == {"phase": "Pending"}
     assert spec["template"]["spec"]["restartPolicy"] == "Always"
-    assert out["metadata"]["generation"] == 1 and out["status"] == {"replicas": 0}
+    # (replicas and availableReplicas are not omitempty in Go)
+    assert out["metadata"]["generation"] == 1 and out["status"] == {"replicas": 0, "availableReplicas": 0}
 
 
 @pytest.mark.parametrize(("spec", "causes"), [
