@@ -173,3 +173,20 @@ def test_a_go_client_create_is_not_checked_again() -> None:
     api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}})
     out = Client(api).create(_pod())
     assert out["spec"]["containers"][0]["image"] == "busybox"
+
+
+def test_a_go_encoded_patch_is_trusted_and_the_trust_is_checked() -> None:
+    """fakeapi's kubelet patches pod status from Go-typed values (``go_encoded``): the decode check is
+    skipped, except with the snapshot checks on, where a patch that breaks the trust is reported."""
+    from fakeapi.snapshots import NotGoEncoded, SnapshotGuard
+
+    api = make_api()
+    api.create(_pod())
+    api.snapshot_guard = None  # (as a user's run: the trust holds, nothing is checked)
+    out = api.patch("Pod", "p1", {"status": {"phase": "Running"}}, namespace="ns", patch_type="strategic",
+                    subresource="status", go_encoded=True)
+    assert out["status"]["phase"] == "Running"
+    api.snapshot_guard = SnapshotGuard()
+    with pytest.raises(NotGoEncoded, match="does not decode"):
+        api.patch("Pod", "p1", {"status": {"startTime": 5}}, namespace="ns", patch_type="strategic",
+                  subresource="status", go_encoded=True)

@@ -285,7 +285,7 @@ class Kubelet:
         schema = self.api.resolve_kind("Pod", "v1").schema
         body = create_strategic_merge_patch({"status": old}, {"status": status}, schema)
         out: Obj = self.api.patch("Pod", key[1], body, namespace=key[0], patch_type="strategic",
-                                  subresource="status", actor=self.name, shared=shared)
+                                  subresource="status", actor=self.name, shared=shared, go_encoded=True)
         return out
 
     def exit(self, namespace: str, name: str, container: str, code: int) -> Obj:
