@@ -77,6 +77,8 @@ BUILTINS: tuple[BuiltinSpec, ...] = (
                 orphans_by_default=True),
     BuiltinSpec("batch", "v1", "CronJob", "cronjobs", "io.k8s.api.batch.v1.CronJob", status=True, initial_generation=1,
                 short_names=("cj",)),
+    BuiltinSpec("networking.k8s.io", "v1", "Ingress", "ingresses", "io.k8s.api.networking.v1.Ingress", status=True,
+                initial_generation=1, short_names=("ing",)),
     BuiltinSpec("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "io.k8s.api.policy.v1.PodDisruptionBudget",
                 status=True, initial_generation=1, short_names=("pdb",)),
     BuiltinSpec("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",

@@ -2,7 +2,7 @@
 
 The mistakes a controller is likely to make, with the real messages: on every write, container
 and volume names, images, ConfigMap and Secret keys, what each Secret type needs, Role rules and
-RoleBindings, Leases, Deployments, StatefulSets and DaemonSets (:mod:`fakeapi.appsvalidation`), PodDisruptionBudgets (:mod:`fakeapi.policyvalidation`), Jobs (:mod:`fakeapi.batchvalidation`), PersistentVolumeClaims (:mod:`fakeapi.claimvalidation`), Services (:mod:`fakeapi.servicevalidation`)
+RoleBindings, Leases, Deployments, StatefulSets and DaemonSets (:mod:`fakeapi.appsvalidation`), PodDisruptionBudgets (:mod:`fakeapi.policyvalidation`), Ingresses (:mod:`fakeapi.networkingvalidation`), Jobs (:mod:`fakeapi.batchvalidation`), PersistentVolumeClaims (:mod:`fakeapi.claimvalidation`), Services (:mod:`fakeapi.servicevalidation`)
 (:func:`validate_builtin`); on an update, a Pod's immutable spec, frozen Secret and ConfigMap data, a
 Secret's type, a binding's roleRef, a Deployment's selector and a Service's cluster IPs
 (:func:`validate_builtin_update`); on a status write, a Pod's container state
@@ -43,6 +43,7 @@ from .metavalidation import (
     too_long,
     validate_name,
 )
+from .networkingvalidation import ingress_causes
 from .policyvalidation import disruption_budget_causes, disruption_budget_status_causes
 from .servicevalidation import service_causes, service_update_causes
 
@@ -75,6 +76,8 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
         return cron_job_causes(obj, _pod_spec_causes)
     if kind.group == "policy" and kind.kind == "PodDisruptionBudget":
         return disruption_budget_causes(obj)
+    if kind.group == "networking.k8s.io" and kind.kind == "Ingress":
+        return ingress_causes(obj)
     if kind.group:
         return []
     if kind.kind == "Pod":

@@ -178,6 +178,8 @@ VALUE_STRUCT_FIELDS: frozenset[tuple[str, str]] = frozenset(
         (_CORE + "WeightedPodAffinityTerm", "podAffinityTerm"),
         (_CORE + "PersistentVolumeClaimSpec", "resources"),
         (_CORE + "ServiceStatus", "loadBalancer"),
+        ("io.k8s.api.networking.v1.IngressStatus", "loadBalancer"),
+        ("io.k8s.api.networking.v1.HTTPIngressPath", "backend"),
         ("io.k8s.api.rbac.v1.RoleBinding", "roleRef"),
         ("io.k8s.api.rbac.v1.ClusterRoleBinding", "roleRef"),
         ("io.k8s.api.apps.v1.DeploymentSpec", "template"),

@@ -420,9 +420,10 @@ class APIServer:
         if kind.kind == "CustomResourceDefinition" and kind.group == "apiextensions.k8s.io":
             causes += validate_crd(obj, old)
         elif kind.builtin and subresource != "status" and not body_shared:
-            causes += validate_builtin(kind, obj)
+            ported = validate_builtin(kind, obj)
             if old is not None:
-                causes += validate_builtin_update(kind, obj, old)
+                ported += validate_builtin_update(kind, obj, old)
+            causes = _prefer_ported(causes, ported)
         elif kind.builtin and subresource == "status" and old is not None:
             causes += validate_builtin_status_update(kind, obj, old)
         if causes:
@@ -1652,6 +1653,18 @@ def _check_meta_types(kind: Kind, meta: dict[str, Any], base: dict[str, Any] | N
                     del meta[f]
         return
     _check_meta_types_in_order(meta, base)
+
+
+def _prefer_ported(causes: list[Cause], ported: list[Cause]) -> list[Cause]:
+    """The causes of a built-in's write: its schema's and metadata's, then the ported Go validation's.
+
+    Where both report the same field for the same reason (a missing ``pathType``: the schema's bare
+    ``Required value``, Go's ``Required value: pathType must be specified``), Go's stands alone.
+    """
+    if not ported:
+        return causes
+    seen = {(c.field, c.reason) for c in ported}
+    return [c for c in causes if (c.field, c.reason) not in seen] + ported
 
 
 def _check_go_decodes(kind: Kind, body: dict[str, Any]) -> None:

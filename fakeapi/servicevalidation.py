@@ -19,6 +19,7 @@ from .metavalidation import (
     go_string_slice,
     invalid,
     is_dns1123_label,
+    is_dns1123_subdomain,
     not_supported,
     required,
     validate_labels,
@@ -29,7 +30,6 @@ _PROTOCOLS = ["SCTP", "TCP", "UDP"]
 _TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"]
 _AFFINITIES = ["ClientIP", "None"]
 _IANA_SVC_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])*$")
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 def _duplicate(field: str, value: Any) -> Cause:
@@ -54,12 +54,8 @@ def service_causes(obj: dict[str, Any]) -> list[Cause]:
         cname = str(spec.get("externalName") or "").removesuffix(".")
         if not cname:
             causes.append(required("spec.externalName"))
-        elif len(cname) > 253 or not _DNS1123_SUBDOMAIN.match(cname):
-            causes.append(invalid("spec.externalName", cname,
-                                  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-                                  "'-' or '.', and must start and end with an alphanumeric character (e.g. "
-                                  "'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\."
-                                  "[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"))
+        else:
+            causes += [invalid("spec.externalName", cname, msg) for msg in is_dns1123_subdomain(cname)]
     names: set[str] = set()
     for i, p in enumerate(ports):
         causes += _port_causes(p, f"spec.ports[{i}]", len(ports) > 1, names)
@@ -120,23 +116,33 @@ def _port_causes(p: dict[str, Any], path: str, require_name: bool, names: set[st
     return causes
 
 
+def port_name_errors(value: str) -> list[str]:
+    """``IsValidPortName``: an IANA service name (at most 15 characters, a letter, single inner hyphens)."""
+    msgs = []
+    if len(value) > 15:
+        msgs.append("must be no more than 15 characters")
+    if not _IANA_SVC_NAME.match(value):
+        msgs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not any("a" <= c <= "z" for c in value):
+        msgs.append("must contain at least one letter (a-z)")
+    if "--" in value:
+        msgs.append("must not contain consecutive hyphens")
+    if value[:1] == "-" or value[-1:] == "-":
+        msgs.append("must not begin or end with a hyphen")
+    return msgs
+
+
+def port_number_errors(value: int) -> list[str]:
+    """``IsValidPortNum``."""
+    return [] if 1 <= value <= 65535 else [_PORT_RANGE]
+
+
 def _port_num_or_name_causes(value: Any, path: str) -> list[Cause]:
     """``ValidatePortNumOrName``: a port number, or an IANA service name."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return [] if 1 <= value <= 65535 else [invalid(path, value, _PORT_RANGE)]
+        return [invalid(path, value, m) for m in port_number_errors(value)]
     if isinstance(value, str):
-        msgs = []
-        if len(value) > 15:
-            msgs.append("must be no more than 15 characters")
-        if not _IANA_SVC_NAME.match(value):
-            msgs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
-        if not any("a" <= c <= "z" for c in value):
-            msgs.append("must contain at least one letter (a-z)")
-        if "--" in value:
-            msgs.append("must not contain consecutive hyphens")
-        if value[:1] == "-" or value[-1:] == "-":
-            msgs.append("must not begin or end with a hyphen")
-        return [invalid(path, value, m) for m in msgs]
+        return [invalid(path, value, m) for m in port_name_errors(value)]
     return []
 
 

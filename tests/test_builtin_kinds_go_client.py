@@ -18,6 +18,9 @@ _TEMPLATE = {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"nam
 _SELECTOR = {"matchLabels": {"app": "a"}}
 
 BODIES: list[dict[str, Any]] = [
+    {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "ing", "namespace": "ns"},
+     "spec": {"rules": [{"host": "a.example.com", "http": {"paths": [
+         {"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "a", "port": {"number": 80}}}}]}}]}},
     {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb", "namespace": "ns"},
      "spec": {"minAvailable": 1, "selector": _SELECTOR}},
     {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "cj", "namespace": "ns"},
