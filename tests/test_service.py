@@ -130,6 +130,11 @@ def test_headless_and_external_name(spec: dict[str, Any], policy: str | None, fa
     ({"type": "Internal"}, [("spec.type", 'Unsupported value: "Internal": supported values: "ClusterIP", '
                                          '"ExternalName", "LoadBalancer", "NodePort"')]),
     ({"type": "ExternalName", "ports": []}, [("spec.externalName", "Required value")]),
+    ({"type": "ExternalName", "externalName": "Db_Host.", "ports": []},
+     [("spec.externalName", 'Invalid value: "Db_Host": a lowercase RFC 1123 subdomain must consist of lower case '
+                            "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
+                            "character (e.g. 'example.com', regex used for validation is "
+                            "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")]),
 ])
 def test_invalid_services(spec: dict[str, Any], causes: list[tuple[str, str]]) -> None:
     api = make_api()
