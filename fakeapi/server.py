@@ -1658,13 +1658,15 @@ def _check_meta_types(kind: Kind, meta: dict[str, Any], base: dict[str, Any] | N
 def _prefer_ported(causes: list[Cause], ported: list[Cause]) -> list[Cause]:
     """The causes of a built-in's write: its schema's and metadata's, then the ported Go validation's.
 
-    Where both report the same field for the same reason (a missing ``pathType``: the schema's bare
-    ``Required value``, Go's ``Required value: pathType must be specified``), Go's stands alone.
+    kube-apiserver runs only the Go validation on built-ins; the schema stands in for what is not
+    ported. Where both report the same field, Go's stands alone (a missing ``pathType``: not the
+    schema's bare ``Required value`` but Go's ``Required value: pathType must be specified``; a
+    Service port without a number: not ``Required`` but Go's zero value, out of range).
     """
     if not ported:
         return causes
-    seen = {(c.field, c.reason) for c in ported}
-    return [c for c in causes if (c.field, c.reason) not in seen] + ported
+    seen = {c.field for c in ported}
+    return [c for c in causes if c.field not in seen] + ported
 
 
 def _check_go_decodes(kind: Kind, body: dict[str, Any]) -> None:

@@ -104,7 +104,7 @@ def _port_causes(p: dict[str, Any], path: str, require_name: bool, names: set[st
         if name in names:
             causes.append(_duplicate(f"{path}.name", name))
         names.add(name)
-    port = p.get("port")
+    port = p.get("port") or 0  # (absent: Go's zero value)
     if isinstance(port, int) and not 1 <= port <= 65535:
         causes.append(invalid(f"{path}.port", port, _PORT_RANGE))
     protocol = p.get("protocol")
@@ -112,7 +112,7 @@ def _port_causes(p: dict[str, Any], path: str, require_name: bool, names: set[st
         causes.append(required(f"{path}.protocol"))
     elif protocol not in _PROTOCOLS:
         causes.append(not_supported(f"{path}.protocol", protocol, _PROTOCOLS))
-    causes += _port_num_or_name_causes(p.get("targetPort"), f"{path}.targetPort")
+    causes += _port_num_or_name_causes(p.get("targetPort") or 0, f"{path}.targetPort")
     return causes
 
 

@@ -111,6 +111,10 @@ def test_headless_and_external_name(spec: dict[str, Any], policy: str | None, fa
 
 @pytest.mark.parametrize(("spec", "causes"), [
     ({"ports": []}, [("spec.ports", "Required value")]),
+    # a port without a number has Go's zero value: out of range (the schema's Required is not a cluster's)
+    ({"ports": [{"name": "x"}]}, [("spec.ports[0].port", "Invalid value: 0: must be between 1 and 65535, inclusive"),
+                                  ("spec.ports[0].targetPort", "Invalid value: 0: must be between 1 and 65535, "
+                                                               "inclusive")]),
     ({"ports": [{"port": 80}, {"port": 443}]}, [("spec.ports[0].name", "Required value"),
                                                 ("spec.ports[1].name", "Required value")]),
     ({"ports": [{"name": "a", "port": 80}, {"name": "a", "port": 443}]}, [("spec.ports[1].name", 'Duplicate value: "a"')]),
