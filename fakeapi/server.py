@@ -659,7 +659,7 @@ class APIServer:
             alloc.drop_type_dependent_fields(spec, old_spec)
         else:
             alloc.normalize_cluster_ips(spec)
-        causes = alloc.init_ip_family_fields(spec, old_spec)
+        causes = alloc.cluster_ip_mismatch(spec) or alloc.init_ip_family_fields(spec, old_spec)
         if not causes and not (old_spec is not None and old_spec.get("clusterIPs") and spec.get("clusterIPs")):
             causes = alloc.allocate_cluster_ip(spec, ips, self._rng)
         causes = causes or alloc.allocate_node_ports(spec, ports, self._rng, old_spec)

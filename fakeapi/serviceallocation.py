@@ -57,15 +57,34 @@ def in_use(services: Iterable[dict[str, Any]]) -> tuple[set[str], set[int]]:
 
 
 def normalize_cluster_ips(spec: dict[str, Any], old_spec: dict[str, Any] | None = None) -> None:
-    """``normalizeClusterIPs``: ``clusterIP`` and ``clusterIPs[0]`` agree (either given fills the other)."""
-    ip, ips = spec.get("clusterIP"), spec.get("clusterIPs")
-    if old_spec is not None and ip == old_spec.get("clusterIP") and ips is not None and ips != old_spec.get("clusterIPs"):
-        spec["clusterIP"] = ips[0] if ips else ""  # clusterIPs changed, clusterIP did not: it follows
+    """``normalizeClusterIPs``: what an old client's ``clusterIP`` alone means for ``clusterIPs``.
+
+    On create, a ``clusterIP`` without ``clusterIPs`` fills them (a new client sets both). On
+    update, ``clusterIPs`` left out while ``clusterIP`` stayed are kept; a ``clusterIP`` cleared
+    with ``clusterIPs`` as they were clears them; a ``clusterIP`` changed with ``clusterIPs`` as
+    they were replaces them (validation then judges the change).
+    """
+    ip, ips = spec.get("clusterIP") or "", spec.get("clusterIPs") or []
+    if old_spec is None:
+        if ip and not ips:
+            spec["clusterIPs"] = [ip]
         return
-    if ip and not ips:
-        spec["clusterIPs"] = [ip]
-    elif ips and not ip:
-        spec["clusterIP"] = ips[0]
+    old_ip, old_ips = old_spec.get("clusterIP") or "", list(old_spec.get("clusterIPs") or ())
+    if old_ips and not ips and old_ip == ip:
+        ips = spec["clusterIPs"] = list(old_ips)
+    if old_ip != ip:
+        if old_ip and not ip and ips == old_ips:
+            spec.pop("clusterIPs", None)
+        if ip and ips == old_ips:
+            spec["clusterIPs"] = [ip]
+
+
+def cluster_ip_mismatch(spec: dict[str, Any]) -> list[Cause]:
+    """``ValidateServiceClusterIPsRelatedFields``: ``clusterIPs[0]`` must be ``clusterIP``."""
+    ips = spec.get("clusterIPs") or []
+    if spec.get("type") != "ExternalName" and ips and spec.get("clusterIP") != ips[0]:
+        return [invalid("spec.clusterIPs", go_string_slice(ips), "first value must match `clusterIP`")]
+    return []
 
 
 def init_ip_family_fields(spec: dict[str, Any], old_spec: dict[str, Any] | None) -> list[Cause]:

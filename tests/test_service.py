@@ -187,6 +187,20 @@ def test_the_cluster_ip_may_not_change() -> None:
     assert _causes(err) == [("spec.clusterIPs[0]", 'Invalid value: []string{"10.96.0.77"}: may not change once set')]
 
 
+def test_cluster_ip_and_cluster_ips_must_agree() -> None:
+    """normalizeClusterIPs fills clusterIPs from an old client's clusterIP; a new client's pair must agree."""
+    api = make_api()
+    assert api.create(_svc(clusterIP="10.96.0.20"))["spec"]["clusterIPs"] == ["10.96.0.20"]
+    err = assert_rejected(api, lambda: api.create(_svc("b", clusterIP="10.96.0.21", clusterIPs=["10.96.0.22"])),
+                          422, "Invalid")
+    assert _causes(err) == [("spec.clusterIPs", 'Invalid value: []string{"10.96.0.22"}: first value must match '
+                                                "`clusterIP`")]
+    # an update that changes clusterIP alone changes clusterIPs with it: the change is refused
+    err = assert_rejected(api, lambda: api.patch("Service", "web", {"spec": {"clusterIP": "10.96.0.23"}},
+                                                 namespace="ns"), 422, "Invalid")
+    assert _causes(err) == [("spec.clusterIPs[0]", 'Invalid value: []string{"10.96.0.23"}: may not change once set')]
+
+
 def test_type_changes_allocate_and_drop() -> None:
     api = make_api()
     api.create(_svc())
