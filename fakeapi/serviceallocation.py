@@ -36,9 +36,8 @@ def needs_cluster_ip(spec: dict[str, Any]) -> bool:
 
 
 def needs_node_ports(spec: dict[str, Any]) -> bool:
-    """``needsNodePort``: NodePort, and LoadBalancer unless it opts out of node ports."""
-    t = spec.get("type")
-    return t == "NodePort" or (t == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is not False)
+    """``needsNodePort``: NodePort and LoadBalancer services."""
+    return spec.get("type") in ("NodePort", "LoadBalancer")
 
 
 def in_use(services: Iterable[dict[str, Any]]) -> tuple[set[str], set[int]]:
@@ -174,9 +173,11 @@ def _random_ip(ips: set[str], rng: random.Random) -> str:
 
 def allocate_node_ports(spec: dict[str, Any], ports: set[int], rng: random.Random,
                         old_spec: dict[str, Any] | None = None) -> list[Cause]:
-    """``initNodePorts``/``updateNodePorts``: each port's node port, the one asked for or one at random.
+    """``initNodePorts``: each port's node port, the one asked for or one at random.
 
-    On update a port keeps the node port it had (a node port the service holds is not "in use" for it).
+    Entries with the same port number (TCP and UDP of one port) share one node port. A
+    LoadBalancer that opts out of node ports gets only those asked for. On update a port keeps the
+    node port it had (a node port the service holds is not "in use" for it).
     """
     if not needs_node_ports(spec):
         return []
@@ -184,25 +185,34 @@ def allocate_node_ports(spec: dict[str, Any], ports: set[int], rng: random.Rando
     if old_spec is not None and needs_node_ports(old_spec):
         mine = {p["nodePort"] for p in old_spec.get("ports") or () if isinstance(p, dict) and p.get("nodePort")}
     taken = ports - mine
-    given: dict[int, str] = {}  # node port -> protocol, within this service (TCP and UDP may share one)
-    for i, p in enumerate(spec.get("ports") or ()):
-        if not isinstance(p, dict):
+    allocate = spec.get("type") == "NodePort" or spec.get("allocateLoadBalancerNodePorts") is not False
+    entries = [p for p in spec.get("ports") or () if isinstance(p, dict)]
+    by_port: dict[Any, int] = {}  # port number -> the node port its entries share
+    for i, p in enumerate(entries):
+        asked = p.get("nodePort") if isinstance(p.get("nodePort"), int) else 0
+        if not asked and not allocate:
+            continue  # (a LoadBalancer without node ports: requests are respected, nothing more)
+        shared = by_port.get(p.get("port"))
+        if shared and (not asked or asked == shared):
+            p["nodePort"] = shared
             continue
-        np = p.get("nodePort")
-        if isinstance(np, int) and np:
+        if not asked:  # a later entry of the same port may ask for one (findRequestedNodePort)
+            asked = next((q.get("nodePort") for q in entries[i + 1:]
+                          if q.get("port") == p.get("port") and isinstance(q.get("nodePort"), int)), 0) or 0
+        if asked:
             lo, hi = NODE_PORT_RANGE
-            if not lo <= np <= hi:
-                return [invalid(f"spec.ports[{i}].nodePort", np,
+            if not lo <= asked <= hi:
+                return [invalid(f"spec.ports[{i}].nodePort", asked,
                                 f"provided port is not in the valid range. The range of valid ports is {lo}-{hi}")]
-            if np in taken and given.get(np) in (None, p.get("protocol")):
-                return [invalid(f"spec.ports[{i}].nodePort", np, "provided port is already allocated")]
+            if asked in taken:
+                return [invalid(f"spec.ports[{i}].nodePort", asked, "provided port is already allocated")]
+            np = asked
         else:
             np = _random_port(taken, rng)
-            p["nodePort"] = np
+        p["nodePort"] = np
         taken.add(np)
-        given[np] = str(p.get("protocol") or "")
-    if spec.get("type") == "LoadBalancer" and spec.get("externalTrafficPolicy") == "Local" \
-            and not spec.get("healthCheckNodePort"):
+        by_port.setdefault(p.get("port"), np)
+    if _needs_health_check_port(spec) and not spec.get("healthCheckNodePort"):
         spec["healthCheckNodePort"] = _random_port(taken, rng)  # allocHealthCheckNodePort
     return []
 

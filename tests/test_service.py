@@ -85,6 +85,22 @@ def test_node_ports() -> None:
         "nodePort"] == 30080
 
 
+def test_tcp_and_udp_of_one_port_share_a_node_port() -> None:
+    api = make_api()
+    spec = api.create(_svc(type="NodePort", ports=[{"name": "dns", "port": 53, "protocol": "UDP"},
+                                                   {"name": "dns-tcp", "port": 53, "protocol": "TCP"},
+                                                   {"name": "web", "port": 80}]))["spec"]
+    node_ports = [p["nodePort"] for p in spec["ports"]]
+    assert node_ports[0] == node_ports[1] != node_ports[2]
+
+
+def test_a_load_balancer_without_node_ports_gets_only_those_asked_for() -> None:
+    api = make_api()
+    spec = api.create(_svc(type="LoadBalancer", allocateLoadBalancerNodePorts=False,
+                           ports=[{"name": "a", "port": 80}, {"name": "b", "port": 81, "nodePort": 30081}]))["spec"]
+    assert "nodePort" not in spec["ports"][0] and spec["ports"][1]["nodePort"] == 30081
+
+
 def test_a_load_balancer() -> None:
     api = make_api()
     spec = api.create(_svc(type="LoadBalancer", externalTrafficPolicy="Local"))["spec"]
