@@ -213,3 +213,8 @@ def assert_rejected(api: APIServer, fn: Callable[[], Any], code: int, reason: st
     assert after.uids == before.uids
     assert after.dependents == before.dependents
     return err
+
+
+def field_causes(err: ApiError) -> list[tuple[str, str]]:
+    """An Invalid error's causes as (field, message) pairs, in order: what a table of cases compares."""
+    return [(c.get("field", ""), c["message"]) for c in err.status["details"]["causes"]]

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from support import assert_rejected, make_api
+from support import assert_rejected, field_causes, make_api
 
 from fakeapi.cronschedule import schedule_error
-from fakeapi.errors import ApiError
 
 
 @pytest.mark.parametrize(("schedule", "error"), [
@@ -49,9 +48,6 @@ def _cron(name: str = "backup", **spec: Any) -> dict[str, Any]:
     return body
 
 
-def _causes(err: ApiError) -> list[tuple[str, str]]:
-    return [(c.get("field", ""), c["message"]) for c in err.status["details"]["causes"]]
-
 
 def test_a_cron_job_is_defaulted() -> None:
     api = make_api()
@@ -82,7 +78,7 @@ def test_a_cron_job_is_defaulted() -> None:
 def test_invalid_cron_jobs(body: dict[str, Any], causes: list[tuple[str, str]]) -> None:
     api = make_api()
     err = assert_rejected(api, lambda: api.create(body), 422, "Invalid")
-    assert _causes(err) == causes
+    assert field_causes(err) == causes
 
 
 def test_the_job_template_leaves_the_selector_to_the_controller() -> None:
@@ -91,7 +87,7 @@ def test_the_job_template_leaves_the_selector_to_the_controller() -> None:
     body["spec"]["jobTemplate"]["spec"]["selector"] = {"matchLabels": {"a": "b"}}
     del body["spec"]["jobTemplate"]["spec"]["template"]["spec"]["restartPolicy"]
     err = assert_rejected(api, lambda: api.create(body), 422, "Invalid")
-    assert _causes(err) == [
+    assert field_causes(err) == [
         ("spec.jobTemplate.spec.selector", "Invalid value: &LabelSelector{MatchLabels:map[string]string{a: b,},"
                                            "MatchExpressions:[]LabelSelectorRequirement{},}: `selector` will be "
                                            "auto-generated"),

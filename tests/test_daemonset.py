@@ -6,9 +6,7 @@ import copy
 from typing import Any
 
 import pytest
-from support import assert_rejected, make_api
-
-from fakeapi.errors import ApiError
+from support import assert_rejected, field_causes, make_api
 
 
 def _ds(name: str = "agent", **spec: Any) -> dict[str, Any]:
@@ -21,9 +19,6 @@ def _ds(name: str = "agent", **spec: Any) -> dict[str, Any]:
     body["spec"].update(spec)
     return body
 
-
-def _causes(err: ApiError) -> list[tuple[str, str]]:
-    return [(c.get("field", ""), c["message"]) for c in err.status["details"]["causes"]]
 
 
 def test_a_daemon_set_is_defaulted() -> None:
@@ -52,7 +47,7 @@ def test_a_daemon_set_is_defaulted() -> None:
 def test_invalid_daemon_sets(spec: dict[str, Any], causes: list[tuple[str, str]]) -> None:
     api = make_api()
     err = assert_rejected(api, lambda: api.create(_ds(**spec)), 422, "Invalid")
-    assert _causes(err) == causes
+    assert field_causes(err) == causes
 
 
 def test_the_selector_is_immutable_and_the_template_is_not() -> None:
@@ -66,7 +61,7 @@ def test_the_selector_is_immutable_and_the_template_is_not() -> None:
     changed["spec"]["selector"]["matchLabels"]["tier"] = "node"
     changed["spec"]["template"]["metadata"]["labels"]["tier"] = "node"
     err = assert_rejected(api, lambda: api.update(changed), 422, "Invalid")
-    assert [f for f, _ in _causes(err)] == ["spec.selector"]
+    assert [f for f, _ in field_causes(err)] == ["spec.selector"]
 
 
 def test_a_negative_status_count_is_refused() -> None:
@@ -74,4 +69,4 @@ def test_a_negative_status_count_is_refused() -> None:
     api.create(_ds())
     err = assert_rejected(api, lambda: api.patch("DaemonSet", "agent", {"status": {"numberReady": -1}}, namespace="ns",
                                                  subresource="status"), 422, "Invalid")
-    assert _causes(err) == [("status.numberReady", "Invalid value: -1: must be greater than or equal to 0")]
+    assert field_causes(err) == [("status.numberReady", "Invalid value: -1: must be greater than or equal to 0")]

@@ -10,9 +10,8 @@ import copy
 from typing import Any
 
 import pytest
-from support import assert_rejected, make_api
+from support import assert_rejected, field_causes, make_api
 
-from fakeapi.errors import ApiError
 from fakeapi.server import APIServer
 
 
@@ -26,9 +25,6 @@ def _deployment(name: str = "web", **spec: Any) -> dict[str, Any]:
     body["spec"].update(spec)
     return body
 
-
-def _causes(err: ApiError) -> list[tuple[str, str]]:
-    return [(c.get("field", ""), c["message"]) for c in err.status["details"]["causes"]]
 
 
 def test_a_created_deployment_is_defaulted() -> None:
@@ -80,7 +76,7 @@ def test_recreate_gets_no_rolling_update_and_zero_replicas_are_kept() -> None:
 def test_invalid_deployments(spec: dict[str, Any], causes: list[tuple[str, str]]) -> None:
     api = make_api()
     err = assert_rejected(api, lambda: api.create(_deployment(**spec)), 422, "Invalid")
-    assert _causes(err) == causes
+    assert field_causes(err) == causes
     assert err.message.startswith('Deployment.apps "web" is invalid: ')
 
 
@@ -89,7 +85,7 @@ def test_a_template_that_does_not_restart_always_or_has_a_deadline() -> None:
     body = _deployment()
     body["spec"]["template"]["spec"].update(restartPolicy="OnFailure", activeDeadlineSeconds=30)
     err = assert_rejected(api, lambda: api.create(body), 422, "Invalid")
-    assert _causes(err) == [
+    assert field_causes(err) == [
         ("spec.template.spec.restartPolicy", 'Unsupported value: "OnFailure": supported values: "Always"'),
         ("spec.template.spec.activeDeadlineSeconds", "Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported"),
     ]
@@ -100,7 +96,7 @@ def test_a_missing_selector_is_required() -> None:
     body = _deployment()
     del body["spec"]["selector"]
     err = assert_rejected(api, lambda: api.create(body), 422, "Invalid")
-    assert ("spec.selector", "Required value") in _causes(err)
+    assert ("spec.selector", "Required value") in field_causes(err)
 
 
 def test_a_value_of_the_wrong_type_is_a_decode_error() -> None:
@@ -117,7 +113,7 @@ def test_the_selector_is_immutable() -> None:
     changed["spec"]["selector"] = {"matchLabels": {"app": "web", "tier": "front"}}
     changed["spec"]["template"]["metadata"]["labels"]["tier"] = "front"
     err = assert_rejected(api, lambda: api.update(changed), 422, "Invalid")
-    assert _causes(err) == [("spec.selector", "Invalid value: &LabelSelector{MatchLabels:map[string]string{app: web,"
+    assert field_causes(err) == [("spec.selector", "Invalid value: &LabelSelector{MatchLabels:map[string]string{app: web,"
                                               "tier: front,},MatchExpressions:[]LabelSelectorRequirement{},}: "
                                               "field is immutable")]
 
@@ -168,7 +164,7 @@ def test_a_status_write_is_validated(status: dict[str, Any], causes: list[tuple[
         assert write()["status"] == status
         return
     err = assert_rejected(api, write, 422, "Invalid")
-    assert _causes(err) == causes
+    assert field_causes(err) == causes
 
 
 def test_a_status_write_keeps_the_spec_and_a_spec_write_keeps_the_status() -> None:

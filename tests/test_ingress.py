@@ -5,9 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from support import assert_rejected, make_api
-
-from fakeapi.errors import ApiError
+from support import assert_rejected, field_causes, make_api
 
 
 def _ingress(**spec: Any) -> dict[str, Any]:
@@ -23,9 +21,6 @@ def _rule(host: str = "web.example.com", path: str = "/", path_type: str | None 
         p["pathType"] = path_type
     return {"host": host, "http": {"paths": [p]}}
 
-
-def _causes(err: ApiError) -> list[tuple[str, str]]:
-    return [(c.get("field", ""), c["message"]) for c in err.status["details"]["causes"]]
 
 
 def test_an_ingress_and_its_status() -> None:
@@ -61,4 +56,4 @@ PATH_0 = "spec.rules[0].http.paths[0]"
 def test_invalid_ingresses(spec: dict[str, Any], causes: list[tuple[str, str]]) -> None:
     api = make_api()
     err = assert_rejected(api, lambda: api.create(_ingress(**spec)), 422, "Invalid")
-    assert _causes(err) == causes
+    assert field_causes(err) == causes

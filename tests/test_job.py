@@ -11,9 +11,8 @@ import copy
 from typing import Any
 
 import pytest
-from support import assert_rejected, drain, make_api
+from support import assert_rejected, drain, field_causes, make_api
 
-from fakeapi.errors import ApiError
 from fakeapi.server import JOB_DELETE_WARNING
 
 
@@ -26,9 +25,6 @@ def _job(name: str = "pi", restart: str | None = "Never", **spec: Any) -> dict[s
     body["spec"].update(spec)
     return body
 
-
-def _causes(err: ApiError) -> list[tuple[str, str]]:
-    return [(c.get("field", ""), c["message"]) for c in err.status["details"]["causes"]]
 
 
 def test_a_job_is_defaulted_and_gets_its_selector_and_labels() -> None:
@@ -59,7 +55,7 @@ def test_a_manual_selector_is_the_user_s() -> None:
     api = make_api()
     body = _job(manualSelector=True)
     err = assert_rejected(api, lambda: api.create(body), 422, "Invalid")
-    assert ("spec.selector", "Required value") in _causes(err)
+    assert ("spec.selector", "Required value") in field_causes(err)
     body = _job(manualSelector=True, selector={"matchLabels": {"app": "pi"}})
     body["spec"]["template"]["metadata"] = {"labels": {"app": "pi"}}
     out = api.create(body)
@@ -75,7 +71,7 @@ def test_a_manual_selector_is_the_user_s() -> None:
 def test_invalid_jobs(body: dict[str, Any], causes: list[tuple[str, str]]) -> None:
     api = make_api()
     err = assert_rejected(api, lambda: api.create(body), 422, "Invalid")
-    assert _causes(err) == causes
+    assert field_causes(err) == causes
     assert err.message.startswith('Job.batch "pi" is invalid: ')
 
 
@@ -89,7 +85,7 @@ def test_what_may_change_once_created() -> None:
     changed["spec"]["template"]["spec"]["containers"][0]["image"] = "perl:5.36"
     changed["spec"]["completions"] = 3
     err = assert_rejected(api, lambda: api.update(changed), 422, "Invalid")
-    assert [f for f, _ in _causes(err)] == ["spec.completions", "spec.template"]
+    assert [f for f, _ in field_causes(err)] == ["spec.completions", "spec.template"]
     # a suspended job's template may change
     api.create(_job("later", suspend=True))
     out = api.patch("Job", "later", {"spec": {"template": {"spec": {"containers": [{"name": "pi", "image": "perl:5.36"}]}}}},

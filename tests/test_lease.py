@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from support import assert_rejected, make_api
+from support import assert_rejected, field_causes, make_api
 
 from fakeapi.client import Client
 
@@ -43,4 +43,4 @@ def test_a_go_client_keeps_zero_transitions() -> None:
 def test_invalid_leases(spec: dict[str, Any], cause: tuple[str, str]) -> None:
     api = make_api()
     err = assert_rejected(api, lambda: api.create(_lease(**spec)), 422, "Invalid")
-    assert [(c["field"], c["message"]) for c in err.status["details"]["causes"]] == [cause]
+    assert field_causes(err) == [cause]

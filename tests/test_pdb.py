@@ -5,18 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from support import assert_rejected, make_api
-
-from fakeapi.errors import ApiError
+from support import assert_rejected, field_causes, make_api
 
 
 def _pdb(**spec: Any) -> dict[str, Any]:
     return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "ns"},
             "spec": {"selector": {"matchLabels": {"app": "web"}}, **spec}}
 
-
-def _causes(err: ApiError) -> list[tuple[str, str]]:
-    return [(c.get("field", ""), c["message"]) for c in err.status["details"]["causes"]]
 
 
 def test_a_budget_and_its_zero_status() -> None:
@@ -43,7 +38,7 @@ def test_a_budget_and_its_zero_status() -> None:
 def test_invalid_budgets(spec: dict[str, Any], causes: list[tuple[str, str]]) -> None:
     api = make_api()
     err = assert_rejected(api, lambda: api.create(_pdb(**spec)), 422, "Invalid")
-    assert _causes(err) == causes
+    assert field_causes(err) == causes
 
 
 def test_a_negative_count_is_refused() -> None:
@@ -51,4 +46,4 @@ def test_a_negative_count_is_refused() -> None:
     api.create(_pdb(minAvailable=1))
     err = assert_rejected(api, lambda: api.patch("PodDisruptionBudget", "web", {"status": {"expectedPods": -1}},
                                                  namespace="ns", subresource="status"), 422, "Invalid")
-    assert _causes(err) == [("status.expectedPods", "Invalid value: -1: must be greater than or equal to 0")]
+    assert field_causes(err) == [("status.expectedPods", "Invalid value: -1: must be greater than or equal to 0")]

@@ -11,9 +11,7 @@ import copy
 from typing import Any
 
 import pytest
-from support import assert_rejected, drain, expect_error, make_api
-
-from fakeapi.errors import ApiError
+from support import assert_rejected, drain, expect_error, field_causes, make_api
 
 PROTECTION = "kubernetes.io/pvc-protection"
 
@@ -33,9 +31,6 @@ def _pod(name: str, claim: str, *, node: str | None = "node-1") -> dict[str, Any
         spec["nodeName"] = node
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "ns"}, "spec": spec}
 
-
-def _causes(err: ApiError) -> list[tuple[str, str]]:
-    return [(c.get("field", ""), c["message"]) for c in err.status["details"]["causes"]]
 
 
 def test_a_claim_is_defaulted_and_protected() -> None:
@@ -57,7 +52,7 @@ def test_a_claim_is_defaulted_and_protected() -> None:
 def test_invalid_claims(spec: dict[str, Any], causes: list[tuple[str, str]]) -> None:
     api = make_api()
     err = assert_rejected(api, lambda: api.create(_pvc(**spec)), 422, "Invalid")
-    assert _causes(err) == causes
+    assert field_causes(err) == causes
 
 
 def test_the_spec_is_frozen_but_a_bound_claim_may_grow() -> None:
@@ -66,7 +61,7 @@ def test_the_spec_is_frozen_but_a_bound_claim_may_grow() -> None:
     grown = copy.deepcopy(stored)
     grown["spec"]["resources"]["requests"]["storage"] = "2Gi"
     err = assert_rejected(api, lambda: api.update(grown), 422, "Invalid")
-    assert _causes(err) == [("spec", "Forbidden: spec is immutable after creation except resources.requests and "
+    assert field_causes(err) == [("spec", "Forbidden: spec is immutable after creation except resources.requests and "
                                      "volumeAttributesClassName for bound claims")]
     # the binder sets the volume name once, and the phase
     api.patch("PersistentVolumeClaim", "data", {"spec": {"volumeName": "pv-1"}}, namespace="ns")
@@ -77,7 +72,7 @@ def test_the_spec_is_frozen_but_a_bound_claim_may_grow() -> None:
     err = assert_rejected(api, lambda: api.patch("PersistentVolumeClaim", "data",
                                                  {"spec": {"resources": {"requests": {"storage": "1Gi"}}}},
                                                  namespace="ns"), 422, "Invalid")
-    assert _causes(err) == [("spec.resources.requests.storage", "Forbidden: field can not be less than previous value")]
+    assert field_causes(err) == [("spec.resources.requests.storage", "Forbidden: field can not be less than previous value")]
 
 
 def test_a_claim_in_use_waits_for_its_pods() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from support import assert_rejected
+from support import assert_rejected, field_causes
 
 from fakeapi import APIServer
 from fakeapi.errors import ApiError
@@ -95,7 +95,7 @@ def test_cluster_roles_and_bindings() -> None:
                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"},
                "subjects": [{"kind": "ServiceAccount", "name": "ctl"}, {"kind": "User", "name": "alice"}]}
     err = assert_rejected(api, lambda: api.create(binding), 422, "Invalid")
-    assert [(c["field"], c["message"]) for c in err.status["details"]["causes"]] == [
+    assert field_causes(err) == [
         ("roleRef.kind", 'Unsupported value: "Role": supported values: "ClusterRole"'),
         ("subjects[0].namespace", "Required value")]
     binding["roleRef"]["kind"] = "ClusterRole"

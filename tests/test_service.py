@@ -12,9 +12,8 @@ import ipaddress
 from typing import Any
 
 import pytest
-from support import assert_rejected, make_api
+from support import assert_rejected, field_causes, make_api
 
-from fakeapi.errors import ApiError
 from fakeapi.server import APIServer
 
 CIDR = ipaddress.ip_network("10.96.0.0/12")
@@ -26,9 +25,6 @@ def _svc(name: str = "web", **spec: Any) -> dict[str, Any]:
     body["spec"].update(spec)
     return body
 
-
-def _causes(err: ApiError) -> list[tuple[str, str]]:
-    return [(c.get("field", ""), c["message"]) for c in err.status["details"]["causes"]]
 
 
 def test_a_cluster_ip_service_is_defaulted_and_gets_an_ip() -> None:
@@ -75,11 +71,11 @@ def test_node_ports() -> None:
     err = assert_rejected(api, lambda: api.create(_svc("b", type="NodePort", ports=[{"port": 80,
                                                                                      "nodePort": node_ports[0]}])),
                           422, "Invalid")
-    assert _causes(err) == [("spec.ports[0].nodePort", f"Invalid value: {node_ports[0]}: provided port is already "
+    assert field_causes(err) == [("spec.ports[0].nodePort", f"Invalid value: {node_ports[0]}: provided port is already "
                                                        "allocated")]
     err = assert_rejected(api, lambda: api.create(_svc("c", type="NodePort", ports=[{"port": 80, "nodePort": 80}])),
                           422, "Invalid")
-    assert _causes(err) == [("spec.ports[0].nodePort", "Invalid value: 80: provided port is not in the valid range. "
+    assert field_causes(err) == [("spec.ports[0].nodePort", "Invalid value: 80: provided port is not in the valid range. "
                                                        "The range of valid ports is 30000-32767")]
     assert api.create(_svc("d", type="NodePort", ports=[{"port": 80, "nodePort": 30080}]))["spec"]["ports"][0][
         "nodePort"] == 30080
@@ -159,7 +155,7 @@ def test_headless_and_external_name(spec: dict[str, Any], policy: str | None, fa
 def test_invalid_services(spec: dict[str, Any], causes: list[tuple[str, str]]) -> None:
     api = make_api()
     err = assert_rejected(api, lambda: api.create(_svc(**spec)), 422, "Invalid")
-    assert _causes(err) == causes
+    assert field_causes(err) == causes
 
 
 @pytest.mark.parametrize(("spec", "causes"), [
@@ -174,13 +170,13 @@ def test_a_single_stack_cluster(spec: dict[str, Any], causes: list[tuple[str, st
     """initIPFamilyFields: this cluster serves IPv4 services only (headless selectorless ones aside)."""
     api = make_api()
     err = assert_rejected(api, lambda: api.create(_svc(**spec)), 422, "Invalid")
-    assert _causes(err) == causes
+    assert field_causes(err) == causes
 
 
 def test_a_service_name_is_a_dns_1035_label() -> None:
     api = make_api()
     err = assert_rejected(api, lambda: api.create(_svc("1web")), 422, "Invalid")
-    assert _causes(err)[0][0] == "metadata.name" and "a DNS-1035 label must consist of" in _causes(err)[0][1]
+    assert field_causes(err)[0][0] == "metadata.name" and "a DNS-1035 label must consist of" in field_causes(err)[0][1]
 
 
 def test_an_update_keeps_what_was_allocated_and_the_client_left_out() -> None:
@@ -200,7 +196,7 @@ def test_the_cluster_ip_may_not_change() -> None:
     changed = copy.deepcopy(stored)
     changed["spec"]["clusterIP"] = changed["spec"]["clusterIPs"][0] = "10.96.0.77"
     err = assert_rejected(api, lambda: api.update(changed), 422, "Invalid")
-    assert _causes(err) == [("spec.clusterIPs[0]", 'Invalid value: []string{"10.96.0.77"}: may not change once set')]
+    assert field_causes(err) == [("spec.clusterIPs[0]", 'Invalid value: []string{"10.96.0.77"}: may not change once set')]
 
 
 def test_cluster_ip_and_cluster_ips_must_agree() -> None:
@@ -209,12 +205,12 @@ def test_cluster_ip_and_cluster_ips_must_agree() -> None:
     assert api.create(_svc(clusterIP="10.96.0.20"))["spec"]["clusterIPs"] == ["10.96.0.20"]
     err = assert_rejected(api, lambda: api.create(_svc("b", clusterIP="10.96.0.21", clusterIPs=["10.96.0.22"])),
                           422, "Invalid")
-    assert _causes(err) == [("spec.clusterIPs", 'Invalid value: []string{"10.96.0.22"}: first value must match '
+    assert field_causes(err) == [("spec.clusterIPs", 'Invalid value: []string{"10.96.0.22"}: first value must match '
                                                 "`clusterIP`")]
     # an update that changes clusterIP alone changes clusterIPs with it: the change is refused
     err = assert_rejected(api, lambda: api.patch("Service", "web", {"spec": {"clusterIP": "10.96.0.23"}},
                                                  namespace="ns"), 422, "Invalid")
-    assert _causes(err) == [("spec.clusterIPs[0]", 'Invalid value: []string{"10.96.0.23"}: may not change once set')]
+    assert field_causes(err) == [("spec.clusterIPs[0]", 'Invalid value: []string{"10.96.0.23"}: may not change once set')]
 
 
 def test_type_changes_allocate_and_drop() -> None:

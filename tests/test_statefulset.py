@@ -6,9 +6,7 @@ import copy
 from typing import Any
 
 import pytest
-from support import assert_rejected, make_api
-
-from fakeapi.errors import ApiError
+from support import assert_rejected, field_causes, make_api
 
 FROZEN = ("Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
           "'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' "
@@ -28,9 +26,6 @@ def _sts(name: str = "db", **spec: Any) -> dict[str, Any]:
     body["spec"].update(spec)
     return body
 
-
-def _causes(err: ApiError) -> list[tuple[str, str]]:
-    return [(c.get("field", ""), c["message"]) for c in err.status["details"]["causes"]]
 
 
 def test_a_stateful_set_is_defaulted() -> None:
@@ -64,7 +59,7 @@ def test_a_stateful_set_is_defaulted() -> None:
 def test_invalid_stateful_sets(spec: dict[str, Any], causes: list[tuple[str, str]]) -> None:
     api = make_api()
     err = assert_rejected(api, lambda: api.create(_sts(**spec)), 422, "Invalid")
-    assert _causes(err) == causes
+    assert field_causes(err) == causes
 
 
 def test_a_template_that_does_not_restart_always() -> None:
@@ -72,7 +67,7 @@ def test_a_template_that_does_not_restart_always() -> None:
     body = _sts()
     body["spec"]["template"]["spec"]["restartPolicy"] = "Never"
     err = assert_rejected(api, lambda: api.create(body), 422, "Invalid")
-    assert _causes(err) == [("spec.template.spec.restartPolicy",
+    assert field_causes(err) == [("spec.template.spec.restartPolicy",
                              'Unsupported value: "Never": supported values: "Always"')]
 
 
@@ -86,10 +81,10 @@ def test_only_some_of_the_spec_may_change() -> None:
     bigger["metadata"].pop("resourceVersion")
     bigger["spec"]["volumeClaimTemplates"][0]["spec"]["resources"]["requests"]["storage"] = "5Gi"
     err = assert_rejected(api, lambda: api.update(bigger), 422, "Invalid")
-    assert _causes(err) == [("spec", FROZEN)]
+    assert field_causes(err) == [("spec", FROZEN)]
     err = assert_rejected(api, lambda: api.patch("StatefulSet", "db", {"spec": {"serviceName": "other"}},
                                                  namespace="ns"), 422, "Invalid")
-    assert _causes(err) == [("spec", FROZEN)]
+    assert field_causes(err) == [("spec", FROZEN)]
     # a PUT of the object as created by a client (no defaults of its own) changes nothing frozen
     fresh = _sts(replicas=2)
     assert api.update(fresh)["spec"]["replicas"] == 2
@@ -113,4 +108,4 @@ def test_a_status_write_is_validated(status: dict[str, Any], causes: list[tuple[
         assert write()["status"] == status
         return
     err = assert_rejected(api, write, 422, "Invalid")
-    assert _causes(err) == causes
+    assert field_causes(err) == causes
