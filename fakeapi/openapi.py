@@ -47,6 +47,12 @@ _GO_DEFAULT_MARKERS: dict[str, dict[str, Any]] = {
     "io.k8s.api.core.v1.EndpointPort": {"protocol": "TCP"},
 }
 
+def go_default_markers(node: Schema | None) -> dict[str, Any]:
+    """The ``+default=`` values of the definition a node refers to (``{}`` for none)."""
+    ref = node.get("$ref") if isinstance(node, dict) else None
+    return _GO_DEFAULT_MARKERS.get(ref_name(ref), {}) if isinstance(ref, str) else {}
+
+
 _VERSION_DIR = re.compile(r"^v(\d+)\.(\d+)\.(\d+)-local$")
 
 

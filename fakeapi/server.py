@@ -23,7 +23,9 @@ from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from . import errors
+import yaml
+
+from . import errors, fieldmanager
 from .builtin import builtin_kinds
 from .builtinvalidation import validate_builtin, validate_builtin_status_update, validate_builtin_update
 from .clock import Clock, format_time, parse_time
@@ -33,7 +35,7 @@ from .errors import ApiError, Cause
 from .faults import ControllerCrash, FaultSet
 from .gc import PVC_PROTECTION
 from .godecode import DecodeCache
-from .gomodel import GoDecodeError, go_roundtrip_owned
+from .gomodel import GoDecodeError, go_roundtrip, go_roundtrip_owned
 from .gounmarshal import from_unstructured_error, go_sprint, unmarshal_error
 from .jsonutil import copy_normalized, fast_copy, json_copy, normalize_numbers
 from .jsonutil import go_json_type as _json_type
@@ -52,6 +54,7 @@ from .snapshots import enabled as _snapshot_check_enabled
 from .store import Entry, Store, Table, body_differs, meta_differs, object_key
 from .store import same_meta as _store_same_meta
 from .trace import Trace
+from .typedfields import TypedError, root_type
 from .watch import ADDED, BOOKMARK, DELETED, INITIAL_EVENTS_END, MODIFIED, Event, EventLog, Watch, WatchEvent
 
 if TYPE_CHECKING:
@@ -149,6 +152,7 @@ class APIServer:
         self._cond = threading.Condition(self._lock)
         self._local = threading.local()
         self._listeners: list[Callable[[str, Kind, dict[str, Any], dict[str, Any] | None], None]] = []
+        self._zeros: dict[str, dict[str, Any]] = {}
         #: Checks that stored snapshots are never mutated (``FAKEAPI_CHECK_SNAPSHOTS=1``), else None.
         self.snapshot_guard: SnapshotGuard | None = SnapshotGuard() if _snapshot_check_enabled() else None
         #: Decoded (Go client) forms of stored snapshots, shared by clients and informer caches.
@@ -537,12 +541,13 @@ class APIServer:
         ns_for_trace = str(ns_hint or namespace or "") if kind.namespaced else ""
         return self._run("create", kind, ns_for_trace, name, "", actor,
                          lambda: self._create(kind, obj, namespace, field_validation, dry_run, keep_creation_timestamp,
-                                              go_encoded=go_encoded),
+                                              go_encoded=go_encoded, manager=actor),
                          shared=shared)
 
     def _create(self, kind: Kind, body: dict[str, Any], namespace: str | None, field_validation: str,
                 dry_run: bool, keep_creation_timestamp: bool, *, respond: bool = True,
-                go_encoded: bool = False) -> _Outcome:
+                go_encoded: bool = False, manager: str = "user",
+                applied: fieldmanager.Managed | None = None) -> _Outcome:
         if not go_encoded:
             _check_go_decodes(kind, body)
         obj = self._decode(kind, body, field_validation, go_meta=go_encoded)
@@ -601,6 +606,10 @@ class APIServer:
         # strategy reset, which Go encodes as its zero value)
         if not go_encoded or (status_reset and kind.stored_go_encoded):
             obj = self._encode(kind, obj)
+        if applied is not None:
+            self._set_managed(obj["metadata"], applied, None)
+        else:
+            self._record_managed(kind, obj, None, _mapping(body.get("metadata")).get("managedFields"), manager, "")
         if dry_run:
             return _Outcome(obj, 201, 0, False, obj["metadata"]["name"])
         w = _Write(kind, table, obj)
@@ -608,6 +617,46 @@ class APIServer:
         rv = self._commit(w)
         stored = w.obj or obj
         return _Outcome(stored if respond else {}, 201, rv, True, obj["metadata"]["name"], stored=respond)
+
+    # ------------------------------------------------------------ managedFields
+
+    def _zero_object(self, kind: Kind) -> dict[str, Any]:
+        """The object a create is compared with: the Go type's zero value (``objectCreater.New``),
+        or for a custom kind an object with only apiVersion and kind."""
+        zero = self._zeros.get(kind.api_version + "/" + kind.kind)
+        if zero is None:
+            zero = {"apiVersion": kind.api_version, "kind": kind.kind}
+            if kind.stored_go_encoded:
+                zero = go_roundtrip(zero, kind.go_type)
+            self._zeros[kind.api_version + "/" + kind.kind] = zero
+        return zero
+
+    def _record_managed(self, kind: Kind, new: dict[str, Any], old: dict[str, Any] | None, body_managed: Any,
+                        manager: str, sub: str) -> None:
+        """Set ``new``'s managedFields after a non-apply write over ``old`` (None: a create).
+
+        The body's own managedFields are the starting point when it has some that decode,
+        except on a subresource; otherwise the stored ones (``FieldManager.UpdateNoErrors``).
+        """
+        stored = old["metadata"].get("managedFields") if old is not None else None
+        managed = fieldmanager.decode(body_managed) if body_managed else None
+        if not managed:
+            managed = fieldmanager.decode(stored) or {}
+        base = old if old is not None else self._zero_object(kind)
+        after = fieldmanager.record_update(
+            managed, base, new, root_type(kind.schema), manager=manager, api_version=kind.api_version,
+            subresource=sub, status_subresource=kind.status_subresource, now=self.clock.timestamp())
+        self._set_managed(new["metadata"], after, stored)
+
+    @staticmethod
+    def _set_managed(meta: dict[str, Any], managed: fieldmanager.Managed, stored: Any) -> None:
+        entries = fieldmanager.encode(managed)
+        if entries == stored:
+            entries = stored  # (unchanged: shared with the stored snapshot)
+        if entries:
+            meta["managedFields"] = entries
+        else:
+            meta.pop("managedFields", None)
 
     def _check_namespace_open(self, kind: Kind, ns: str, name: str) -> None:
         entry = self.store.table("", "namespaces").get("", ns)
@@ -884,7 +933,8 @@ class APIServer:
                     kind.group, kind.plural, name,
                     f"StorageError: invalid object, Code: 4, Key: {_registry_key(kind, e.key)}, ResourceVersion: 0, "
                     f"AdditionalErrorMsg: Precondition failed: UID in precondition: {uid}, UID in object meta: {e.uid}")
-            return self._update_entry(kind, e, body, sub, dry_run, patch=False)
+            return self._update_entry(kind, e, body, sub, dry_run, patch=False, manager=actor,
+                                      body_managed=meta.get("managedFields"))
 
         return self._run("update", kind, ns, name, sub, actor, run, shared=shared)
 
@@ -912,7 +962,8 @@ class APIServer:
             raise errors.conflict(kind.group, kind.plural, e.name)
 
     def _update_entry(self, kind: Kind, e: Entry, body: dict[str, Any], sub: str, dry_run: bool,
-                      *, patch: bool) -> _Outcome:
+                      *, patch: bool, manager: str = "user", body_managed: Any = None,
+                      applied: fieldmanager.Managed | None = None) -> _Outcome:
         old = e.obj
         ometa = old["metadata"]
         self._check_rv_precondition(kind, e, body["metadata"])
@@ -979,6 +1030,10 @@ class APIServer:
             self._after_delete(kind, e)
             return _Outcome(echo, 200, rv, True, e.name, stored=True)
         nmeta.pop("resourceVersion", None)
+        if applied is not None:
+            self._set_managed(nmeta, applied, ometa.get("managedFields"))
+        else:
+            self._record_managed(kind, new, old, body_managed if sub == "" else None, manager, sub)
         crd = kind.builtin and kind.kind == "CustomResourceDefinition" and sub != "status"
         if crd:
             self._apply_crd(new, old, dry_run=True)  # the status it would record, for the no-op check
@@ -1009,13 +1064,17 @@ class APIServer:
         field_validation: str = "Warn",
         dry_run: bool = False,
         field_manager: str | None = None,
+        force: bool | None = None,
         shared: bool = False,
         go_encoded: bool = False,
     ) -> dict[str, Any]:
-        """PATCH with a JSON Patch, a JSON merge patch or (built-in kinds) a strategic merge patch.
+        """PATCH with a JSON Patch, a JSON merge patch, (built-in kinds) a strategic merge patch,
+        or a server-side apply (``patch_type="apply"``, YAML or JSON, ``field_manager`` required).
 
-        Server-side apply is not served: an apply patch without ``field_manager`` gets the
-        real 422 (PatchOptions), one with it a 415 naming the patch types that are served.
+        An apply of a missing object creates it (201). It merges the configuration into the
+        object as ``field_manager``, drops what that manager applied before and no longer
+        does, and answers 409 when it would change fields another manager owns, unless
+        ``force`` (:mod:`fakeapi.fieldmanager`). Every write keeps ``metadata.managedFields``.
         ``go_encoded``: the patch was built from Go-typed values (fakeapi's own kubelet), so the
         patched object decodes and the check that it does is skipped (``FAKEAPI_CHECK_SNAPSHOTS=1``
         checks that trust: :class:`fakeapi.snapshots.NotGoEncoded`).
@@ -1036,10 +1095,15 @@ class APIServer:
                 if not field_manager:
                     raise errors.options_invalid("PatchOptions", [Cause(
                         errors.FIELD_VALUE_REQUIRED, "Required value: is required for apply patch", "fieldManager")])
-                raise errors.unsupported_media_type([m for m in accepted if "apply" not in m])
+            elif force is not None:
+                raise errors.options_invalid("PatchOptions", [Cause(
+                    errors.FIELD_VALUE_FORBIDDEN, "Forbidden: may not be specified for non-apply patch", "force")])
             if sub and (sub != "status" or not k.status_subresource):
                 raise errors.not_found(k.group, k.plural, name)
             e = self._table(k).get(ns, name)
+            if ptype == "apply":
+                return self._apply(k, e, ns, name, patch, sub, str(field_manager), bool(force), field_validation,
+                                   dry_run)
             if e is None:
                 raise errors.not_found(k.group, k.plural, name)
             body = patch
@@ -1095,9 +1159,63 @@ class APIServer:
             dmeta["name"] = name
             if k.namespaced:
                 dmeta["namespace"] = self._namespace_for(k, dmeta.get("namespace"), ns)
-            return self._update_entry(k, e, decoded, sub, dry_run, patch=True)
+            return self._update_entry(k, e, decoded, sub, dry_run, patch=True, manager=actor,
+                                      body_managed=rmeta.get("managedFields"))
 
         return self._run("patch", k, ns, name, sub, actor, run, patch_type=ptype or patch_type, shared=shared)
+
+    def _apply(self, k: Kind, e: Entry | None, ns: str, name: str, patch: Any, sub: str, manager: str, force: bool,
+               field_validation: str, dry_run: bool) -> _Outcome:
+        """Server-side apply (``applyPatcher``): merge, own, prune, conflicts; create when missing."""
+        config = patch
+        if isinstance(config, (bytes, str)):
+            try:
+                config = yaml.safe_load(config)
+            except yaml.YAMLError as err:
+                raise errors.bad_request(f"error decoding YAML: {err}") from err
+        if not isinstance(config, dict):
+            raise errors.bad_request("error decoding YAML: the applied configuration is not an object")
+        config = normalize_numbers(config)
+        got = config.get("apiVersion")
+        if got != k.api_version:
+            raise errors.bad_request("Incorrect version specified in apply patch. Specified patch version: "
+                                     f"{got if isinstance(got, str) else ''}, expected: {k.api_version}")
+        cmeta = _mapping(config.get("metadata"))
+        if cmeta.get("managedFields") is not None:
+            raise errors.bad_request("metadata.managedFields must be nil")
+        if cmeta.get("name", name) != name:
+            raise errors.bad_request(
+                f"the name of the object ({cmeta.get('name')}) does not match the name on the URL ({name})")
+        if e is None and sub:
+            raise errors.not_found(k.group, k.plural, name)
+        live = self._zero_object(k) if e is None else (
+            e.obj if e.obj.get("apiVersion") == k.api_version else self._read(k, e.obj))
+        stored = fieldmanager.decode(live["metadata"].get("managedFields")) or {} if e is not None else {}
+        try:
+            applied = fieldmanager.apply(stored, live, config, root_type(k.schema), manager=manager,
+                                         api_version=k.api_version, subresource=sub,
+                                         status_subresource=k.status_subresource, force=force,
+                                         now=self.clock.timestamp())
+        except fieldmanager.ApplyConflict as err:
+            raise fieldmanager.conflict_error(err) from err
+        except TypedError as err:
+            where = f"{ns}/{name}" if ns else f"/{name}"
+            group = f"{k.group}/{k.version}" if k.group else f"/{k.version}"
+            raise errors.internal(f"failed to create typed patch object ({where}; {group}, Kind={k.kind}): {err}") from err
+        merged = applied.obj
+        mmeta = merged.setdefault("metadata", {})
+        mmeta["name"] = name
+        if e is None:
+            if k.namespaced:
+                mmeta.setdefault("namespace", ns)
+            return self._create(k, merged, ns or None, field_validation, dry_run, False, manager=manager,
+                                applied=applied.managed)
+        decoded = self._decode(k, merged, field_validation, copy=True)
+        dmeta = decoded["metadata"]
+        dmeta["name"] = name
+        if k.namespaced:
+            dmeta["namespace"] = self._namespace_for(k, dmeta.get("namespace"), ns)
+        return self._update_entry(k, e, decoded, sub, dry_run, patch=True, manager=manager, applied=applied.managed)
 
     # ------------------------------------------------------------------ delete
 

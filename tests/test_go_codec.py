@@ -240,7 +240,7 @@ def test_go_client_create_stores_what_a_server_side_encoding_stores(body: dict[s
         if go_encoded:
             client.create(copy.deepcopy(body))
         else:
-            api.create(client.encode(copy.deepcopy(body), kind))
+            api.create(client.encode(copy.deepcopy(body), kind), actor="c")
         out = api.get(kind.kind, body["metadata"]["name"], body["metadata"].get("namespace"),
                       api_version=kind.api_version, shared=True)
         return {**out, "metadata": {k: v for k, v in out["metadata"].items() if k not in ("uid", "creationTimestamp")}}

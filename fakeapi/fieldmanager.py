@@ -1,0 +1,262 @@
+"""managedFields: who owns which fields, kept on every write, and server-side apply.
+
+A port of k8s.io/apimachinery's ``managedfields`` field manager over the typed
+operations of :mod:`fakeapi.typedfields`:
+
+- :func:`record_update`: a create, update or patch (operation ``Update``) takes
+  the fields it added or changed from every other manager, and the fields it
+  removed leave every manager (``Updater.Update``); the writer's entry gets the
+  time only when it changed something (``managedFieldsUpdater``).
+- :func:`apply`: an apply merges the configuration into the live object, drops
+  the fields the same manager applied last time and no longer does (unless
+  another manager owns them), and answers 409 with the conflicting fields when
+  it would change a value another manager owns, unless forced (``Updater.Apply``,
+  ``prune``, ``NewConflictError``).
+
+Entries are keyed like ``BuildManagerIdentifier``: manager, operation, subresource,
+and (for ``Update`` only) the apiVersion. The server-set metadata fields are never
+owned (``stripMetaManager``), nor the fields a subresource resets (``status`` for
+the main resource of a kind with a status subresource, ``spec`` for ``/status``).
+Entries are encoded sorted as ``sortEncodedManagedFields`` sorts them. Not ported:
+the cap of ten ``Update`` managers (``ancient-changes``), and the upgrade of
+client-side-apply annotations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from . import errors
+from . import fieldpath as fp
+from .fieldpath import FieldSet
+from .typedfields import Comparison, TypeNode, compare, merge, named_fields_as_members, remove_items, to_field_set
+
+APPLY, UPDATE = "Apply", "Update"
+
+#: Paths never owned: ``stripMetaManager``'s list (``metadata`` itself as a member only).
+STRIPPED: FieldSet = {
+    "f:apiVersion": {}, "f:kind": {},
+    "f:metadata": {".": {}, **{"f:" + f: {} for f in (
+        "name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation",
+        "managedFields", "resourceVersion")}},
+}
+_MAIN_RESET: FieldSet = {"f:status": {}}
+_STATUS_RESET: FieldSet = {"f:spec": {}}
+
+
+@dataclass(frozen=True, slots=True)
+class ManagerEntry:
+    """One managedFields entry, its ``fieldsV1`` being the owned set."""
+
+    manager: str
+    operation: str
+    api_version: str
+    fields: FieldSet
+    time: str | None = None
+    subresource: str = ""
+    #: The entry as read from a stored object, reused while ``fields`` is unchanged.
+    raw: dict[str, Any] | None = field(default=None, compare=False)
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """``BuildManagerIdentifier``: appliers are one manager whatever the apiVersion."""
+        return (self.manager, self.operation, self.api_version if self.operation == UPDATE else "", self.subresource)
+
+    def describe(self) -> str:
+        """``printManager`` of conflict.go (the identifier has no time)."""
+        text = f'"{self.manager}"'
+        if self.subresource:
+            text += f' with subresource "{self.subresource}"'
+        if self.operation == UPDATE:
+            text += f" using {self.api_version}"
+        return text
+
+    def encode(self) -> dict[str, Any]:
+        """The entry as a ManagedFieldsEntry (Go field order, omitempty)."""
+        if self.raw is not None:
+            return self.raw
+        out: dict[str, Any] = {"manager": self.manager, "operation": self.operation, "apiVersion": self.api_version}
+        if self.time is not None:
+            out["time"] = self.time
+        out["fieldsType"] = "FieldsV1"
+        out["fieldsV1"] = fp.canonical(self.fields)
+        if self.subresource:
+            out["subresource"] = self.subresource
+        return out
+
+
+Managed = dict[tuple[str, str, str, str], ManagerEntry]
+
+
+def decode(entries: Any) -> Managed | None:
+    """The entries of a ``metadata.managedFields`` list; None when they cannot be read
+    (``DecodeManagedFields`` failing: the live object's are used instead)."""
+    if not isinstance(entries, list):
+        return None
+    out: Managed = {}
+    for e in entries:
+        if not isinstance(e, dict):
+            return None
+        op = e.get("operation", "")
+        fields = e.get("fieldsV1", {})
+        if e.get("fieldsType", "FieldsV1") not in ("FieldsV1", "") or not isinstance(fields, dict):
+            return None
+        if op not in (APPLY, UPDATE) and (op or fields):
+            return None
+        entry = ManagerEntry(str(e.get("manager", "")), op or UPDATE, str(e.get("apiVersion", "")), fields,
+                             e.get("time") if isinstance(e.get("time"), str) else None, str(e.get("subresource", "")),
+                             e if op and e.get("fieldsType") == "FieldsV1" else None)
+        out[entry.key] = entry
+    return out
+
+
+def encode(managed: Managed) -> list[dict[str, Any]]:
+    """The entries sorted as ``sortEncodedManagedFields``: operation, time, manager, apiVersion, subresource."""
+    entries = sorted(managed.values(), key=lambda e: (e.operation, e.time or "", e.manager, e.api_version,
+                                                      e.subresource))
+    return [e.encode() for e in entries if e.fields]
+
+
+def _ignored(subresource: str, status_subresource: bool) -> FieldSet:
+    if subresource == "status":
+        return _STATUS_RESET
+    return _MAIN_RESET if status_subresource else fp.EMPTY
+
+
+def _strip(s: FieldSet, ignored: FieldSet) -> FieldSet:
+    s = fp.difference(s, STRIPPED)
+    return fp.recursive_difference(s, ignored) if ignored else s
+
+
+def _filtered(cmp: Comparison, ignored: FieldSet) -> Comparison:
+    return Comparison(_strip(cmp.added, ignored), _strip(cmp.modified, ignored), _strip(cmp.removed, ignored))
+
+
+def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager: str, api_version: str,
+                  subresource: str, status_subresource: bool, now: str) -> Managed:
+    """The entries after a non-apply write of ``new`` over ``old`` (``old`` a zero object on create)."""
+    cmp = _filtered(compare(old, new, t), _ignored(subresource, status_subresource))
+    changed, removed = cmp.changed(), cmp.removed
+    if not changed and not removed:
+        return managed
+    me = ManagerEntry(manager, UPDATE, api_version, fp.EMPTY, None, subresource)
+    out: Managed = {}
+    for key, e in managed.items():
+        s = fp.difference(fp.difference(e.fields, changed), removed)
+        if s:
+            out[key] = e if s is e.fields else replace(e, fields=s, raw=None)
+    prev = managed.get(me.key)
+    if changed:
+        mine = fp.union(out[me.key].fields if me.key in out else fp.EMPTY, changed)
+        out[me.key] = replace(prev or me, fields=mine, time=now, raw=None)
+    return out
+
+
+class ApplyConflict(Exception):
+    """An apply would change fields other managers own: ``(manager entry, path)`` pairs."""
+
+    def __init__(self, conflicts: list[tuple[ManagerEntry, tuple[str, ...]]]) -> None:
+        self.conflicts = conflicts
+        super().__init__(conflict_message(conflicts))
+
+
+def conflict_message(conflicts: list[tuple[ManagerEntry, tuple[str, ...]]]) -> str:
+    """``getConflictMessage`` of conflict.go."""
+    if len(conflicts) == 1:
+        e, p = conflicts[0]
+        return f"Apply failed with 1 conflict: conflict with {e.describe()}: {fp.path_string(p)}"
+    by: dict[str, list[tuple[str, ...]]] = {}
+    who: dict[str, ManagerEntry] = {}
+    for e, p in conflicts:
+        ident = _identifier(e)
+        by.setdefault(ident, []).append(p)
+        who[ident] = e
+    lines: list[str] = []
+    for ident in sorted(by):
+        lines.append(f"conflicts with {who[ident].describe()}:")
+        lines.extend(f"- {fp.path_string(p)}" for p in by[ident])
+    return f"Apply failed with {len(conflicts)} conflicts: " + "\n".join(lines)
+
+
+def _identifier(e: ManagerEntry) -> str:
+    """The JSON manager identifier Go sorts conflicts by."""
+    import json
+    ident: dict[str, Any] = {"manager": e.manager, "operation": e.operation}
+    if e.operation == UPDATE:
+        ident["apiVersion"] = e.api_version
+    if e.subresource:
+        ident["subresource"] = e.subresource
+    return json.dumps(ident, separators=(",", ":"))
+
+
+def conflict_error(err: ApplyConflict) -> errors.ApiError:
+    """409 Conflict with a ``FieldManagerConflict`` cause per field (``NewApplyConflict``)."""
+    causes = [{"reason": "FieldManagerConflict", "message": f"conflict with {e.describe()}",
+               "field": fp.path_string(p)} for e, p in err.conflicts]
+    return errors.ApiError(errors.status_body(409, "Conflict", str(err), {"causes": causes}))
+
+
+@dataclass(slots=True)
+class Applied:
+    """An apply's outcome: the merged object, the entries, and whether the object changed."""
+
+    obj: dict[str, Any]
+    managed: Managed
+    changed: bool
+
+
+def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: TypeNode, *, manager: str,
+          api_version: str, subresource: str, status_subresource: bool, force: bool, now: str) -> Applied:
+    """Merge an applied configuration into ``live`` as ``manager`` (raises ApplyConflict, TypedError)."""
+    ignored = _ignored(subresource, status_subresource)
+    config_set = _strip(to_field_set(config, t), ignored)
+    merged = merge(live, config, t)
+    me = ManagerEntry(manager, APPLY, api_version, config_set, None, subresource)
+    last = managed.get(me.key)
+    managers: Managed = {k: e for k, e in managed.items() if k != me.key}
+    managers[me.key] = me if last is None else replace(last, fields=config_set, api_version=api_version, raw=None)
+    if last is not None and last.fields:
+        merged = _prune(merged, managers, last.fields, t)
+    cmp = _filtered(compare(live, merged, t), ignored)
+    changed = cmp.changed()
+    conflicts: list[tuple[ManagerEntry, tuple[str, ...]]] = []
+    out: Managed = {}
+    for key, e in managers.items():
+        if key == me.key:
+            out[key] = e
+            continue
+        c = fp.intersection(e.fields, changed)
+        s = e.fields
+        if c:
+            conflicts.extend((e, p) for p in fp.paths(fp.leaves(c)))
+            s = fp.difference(s, c)
+        s = fp.difference(s, cmp.removed)
+        if s:
+            out[key] = e if s is e.fields else replace(e, fields=s, raw=None)
+    if conflicts and not force:
+        raise ApplyConflict(sorted(conflicts, key=lambda ep: (_identifier(ep[0]), ep[1])))
+    differs = merged != live
+    if differs:
+        out[me.key] = replace(out[me.key], time=now, raw=None)
+    if not out[me.key].fields:
+        del out[me.key]
+    return Applied(merged, out, differs)
+
+
+def _prune(merged: dict[str, Any], managers: Managed, last: FieldSet, t: TypeNode) -> dict[str, Any]:
+    """``Updater.prune``: what the applier owned before and no longer applies, unless someone owns it."""
+    def named(s: FieldSet, v: Any) -> FieldSet:
+        return named_fields_as_members(s, v, t)
+
+    pruned = remove_items(merged, named(last, merged), t)
+    owned: FieldSet = fp.EMPTY
+    for e in managers.values():
+        owned = fp.union(owned, e.fields)
+    merged_set = named(to_field_set(merged, t), merged)
+    pruned_set = named(to_field_set(pruned, t), pruned)
+    pruned = remove_items(merged, fp.difference(merged_set, fp.union(pruned_set, named(owned, merged))), t)
+    pruned_set = named(to_field_set(pruned, t), pruned)
+    result: dict[str, Any] = remove_items(merged, fp.intersection(fp.difference(merged_set, pruned_set),
+                                                                   named(last, merged)), t)
+    return result

@@ -1,0 +1,211 @@
+"""Field sets in their ``FieldsV1`` form: the set algebra of structured-merge-diff's ``fieldpath``.
+
+A managedFields entry's ``fieldsV1`` is a tree of path elements (``f:<field>``,
+``k:<key JSON>``, ``v:<value JSON>``, ``i:<index>``). A child whose value is ``{}``
+is a member of the set; a child that also has children is a member when it
+holds ``"."``; a child without ``"."`` that has children only leads to members.
+The functions here take and return such trees directly (the root's dict, never a
+member itself), so a stored entry needs no parsing. Sets are values: no function
+changes its arguments, and results may share subtrees with them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+FieldSet = dict[str, Any]
+
+MEMBER = "."
+EMPTY: FieldSet = {}
+
+
+def _split(node: FieldSet) -> tuple[bool, FieldSet]:
+    """(is the node a member, its children)."""
+    if not node:
+        return True, EMPTY
+    if MEMBER in node:
+        return True, {k: v for k, v in node.items() if k != MEMBER}
+    return False, node
+
+
+def _join(member: bool, kids: FieldSet) -> FieldSet | None:
+    """The node for (member, children); None when it is neither a member nor leads to one."""
+    if not kids:
+        return {} if member else None
+    if member:
+        return {MEMBER: {}, **kids}
+    return kids
+
+
+def union(a: FieldSet, b: FieldSet) -> FieldSet:
+    """Every path in ``a`` or ``b``."""
+    if not b:
+        return a
+    if not a:
+        return b
+    out = dict(a)
+    for k, vb in b.items():
+        va = out.get(k)
+        if va is None:
+            out[k] = vb
+        elif va is not vb:
+            ma, ka = _split(va)
+            mb, kb = _split(vb)
+            out[k] = _join(ma or mb, union(ka, kb))
+    return out
+
+
+def difference(a: FieldSet, b: FieldSet) -> FieldSet:
+    """The paths of ``a`` not in ``b`` (a member of ``b`` removes only itself, not what lies under it)."""
+    if not a or not b:
+        return a
+    out: FieldSet = {}
+    for k, va in a.items():
+        vb = b.get(k)
+        if vb is None:
+            out[k] = va
+            continue
+        ma, ka = _split(va)
+        mb, kb = _split(vb)
+        n = _join(ma and not mb, difference(ka, kb))
+        if n is not None:
+            out[k] = n
+    return out
+
+
+def intersection(a: FieldSet, b: FieldSet) -> FieldSet:
+    """The paths in both ``a`` and ``b``."""
+    if not a or not b:
+        return EMPTY
+    out: FieldSet = {}
+    for k, va in a.items():
+        vb = b.get(k)
+        if vb is None:
+            continue
+        ma, ka = _split(va)
+        mb, kb = _split(vb)
+        n = _join(ma and mb, intersection(ka, kb))
+        if n is not None:
+            out[k] = n
+    return out
+
+
+def recursive_difference(a: FieldSet, b: FieldSet) -> FieldSet:
+    """The paths of ``a`` that are neither in ``b`` nor under a member of ``b``."""
+    if not a or not b:
+        return a
+    out: FieldSet = {}
+    for k, va in a.items():
+        vb = b.get(k)
+        if vb is None:
+            out[k] = va
+            continue
+        mb, kb = _split(vb)
+        if mb:
+            continue
+        ma, ka = _split(va)
+        n = _join(ma, recursive_difference(ka, kb))
+        if n is not None:
+            out[k] = n
+    return out
+
+
+def leaves(a: FieldSet) -> FieldSet:
+    """The members that have no members under them (``Set.Leaves``)."""
+    out: FieldSet = {}
+    for k, v in a.items():
+        _, kids = _split(v)
+        out[k] = leaves(kids) if kids else {}
+    return out
+
+
+def paths(a: FieldSet) -> list[tuple[str, ...]]:
+    """The members of ``a`` as element tuples, in Go's order."""
+    out: list[tuple[str, ...]] = []
+
+    def walk(node: FieldSet, prefix: tuple[str, ...]) -> None:
+        for k in sorted(node, key=_element_order):
+            member, kids = _split(node[k])
+            p = (*prefix, k)
+            if member:
+                out.append(p)
+            walk(kids, p)
+
+    walk(a, ())
+    return out
+
+
+def path_string(elements: tuple[str, ...]) -> str:
+    """A path as ``fieldpath.Path.String`` prints it: ``.spec.containers[name="app"].image``."""
+    parts: list[str] = []
+    for e in elements:
+        tag, text = e[0], e[2:]
+        if tag == "f":
+            parts.append("." + text)
+        elif tag == "k":
+            key = json.loads(text)
+            parts.append("[" + ",".join(f"{n}={_json(key[n])}" for n in key) + "]")
+        elif tag == "v":
+            parts.append("[=" + text + "]")
+        else:
+            parts.append("[" + text + "]")
+    return "".join(parts)
+
+
+def canonical(a: FieldSet) -> FieldSet:
+    """``a`` with its elements in the order Go serializes them (``.`` first, then sorted)."""
+    out: FieldSet = {}
+    if MEMBER in a:
+        out[MEMBER] = {}
+    for k in sorted((k for k in a if k != MEMBER), key=_element_order):
+        out[k] = canonical(a[k])
+    return out
+
+
+def field_element(name: str) -> str:
+    """The element naming a struct field or map key."""
+    return "f:" + name
+
+
+def key_element(fields: dict[str, Any]) -> str:
+    """The element of an associative list item with these key fields (sorted by name, as Go sorts them)."""
+    return "k:" + _json({n: fields[n] for n in sorted(fields)})
+
+
+def value_element(value: Any) -> str:
+    """The element of a set list item."""
+    return "v:" + _json(value)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+
+
+_TAG_RANK = {"f": 0, "k": 1, "v": 2, "i": 3}
+
+
+def _element_order(e: str) -> tuple[Any, ...]:
+    tag = e[0]
+    if tag == "f":
+        return (0, e[2:])
+    if tag == "i":
+        return (3, int(e[2:]) if e[2:].isdigit() else 0)
+    try:
+        value = json.loads(e[2:])
+    except ValueError:
+        return (_TAG_RANK.get(tag, 4), (9, e))
+    if tag == "k" and isinstance(value, dict):
+        return (1, tuple((n, _value_order(value[n])) for n in sorted(value)))
+    return (_TAG_RANK.get(tag, 4), _value_order(value))
+
+
+def _value_order(v: Any) -> tuple[Any, ...]:
+    """A total order over JSON values of mixed types (numbers, strings, booleans, others)."""
+    if isinstance(v, bool):
+        return (2, v)
+    if isinstance(v, (int, float)):
+        return (0, v)
+    if isinstance(v, str):
+        return (1, v)
+    return (3, _json(v))

@@ -1,0 +1,502 @@
+"""Schema-typed field sets, comparison, merge and removal: structured-merge-diff's ``typed`` package.
+
+Server-side apply and the managedFields of every write need four operations on
+an object read through its schema:
+
+- :func:`to_field_set`: the paths an applied configuration sets (``ToFieldSet``);
+- :func:`compare`: the paths a write added, modified and removed (``Compare``);
+- :func:`merge`: an applied configuration merged into the live object (``Merge``);
+- :func:`remove_items`: an object without the paths of a set (``RemoveItems``).
+
+How a node is walked comes from its schema, as ``schemaconv`` reads OpenAPI:
+``x-kubernetes-list-type`` (``atomic``, ``set``, ``map`` with
+``x-kubernetes-list-map-keys``), or else a list with patch strategy ``merge`` is
+keyed by its patch merge key (a set without one), and any other list is atomic;
+``x-kubernetes-map-type: atomic`` maps are one value; a node without a type
+(``x-kubernetes-preserve-unknown-fields``) is deduced from its value (maps
+granular, lists atomic). ``metadata`` is always read as ObjectMeta. Values are
+JSON (dicts, lists, scalars); ``MISSING`` marks an absent field, unlike ``None``
+(an explicit null).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import fieldpath as fp
+from .fieldpath import FieldSet
+from .openapi import OBJECT_META, Schema, go_default_markers, resolve, types_of
+
+MISSING: Any = object()
+
+SCALAR, MAP, LIST, DEDUCED = 0, 1, 2, 3
+_SCALAR_TYPES = frozenset({"string", "integer", "number", "boolean"})
+
+
+class TypedError(Exception):
+    """A value the schema cannot walk: an associative list with a duplicate or keyless item.
+
+    ``errors`` are ``(path, message)`` pairs, in the order met.
+    """
+
+    def __init__(self, errors: list[tuple[str, str]]) -> None:
+        self.errors = errors
+        super().__init__(render_typed_errors(errors))
+
+
+def render_typed_errors(errors: list[tuple[str, str]]) -> str:
+    """``ValidationErrors.Error()``: one error inline, several as an indented list."""
+    if len(errors) == 1:
+        path, msg = errors[0]
+        return f"{path}: {msg}" if path else msg
+    return "errors:\n" + "\n".join(f"  {p}: {m}" if p else f"  {m}" for p, m in errors)
+
+
+@dataclass(slots=True)
+class TypeNode:
+    """How one schema node is walked."""
+
+    shape: int
+    atomic: bool = False
+    props: dict[str, Any] = field(default_factory=dict)
+    elem: Any = None  # map values or list items: a schema node, or None (deduced)
+    list_kind: str = "atomic"  # atomic | set | map
+    keys: tuple[str, ...] = ()
+    key_defaults: dict[str, Any] = field(default_factory=dict)
+
+    def child(self, key: str) -> tuple[TypeNode, bool]:
+        """The type of a map key's value, and whether the key is a declared field."""
+        sub = self.props.get(key)
+        if sub is not None:
+            return type_of(sub), True
+        return type_of(self.elem), False
+
+    def item(self) -> TypeNode:
+        """The type of a list's items."""
+        return type_of(self.elem)
+
+
+_DEDUCED = TypeNode(DEDUCED)
+_TYPES: dict[int, tuple[Any, TypeNode]] = {}
+_META_REF: Schema = {"$ref": "#/$defs/" + OBJECT_META}
+
+
+def type_of(node: Schema | None) -> TypeNode:
+    """The walk type of a schema node (cached; None reads as deduced)."""
+    if node is None:
+        return _DEDUCED
+    hit = _TYPES.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    t = _classify(node)
+    _TYPES[id(node)] = (node, t)
+    return t
+
+
+def root_type(schema: Schema | None) -> TypeNode:
+    """The walk type of a whole object: its schema with ``metadata`` read as ObjectMeta."""
+    if schema is None:
+        t = TypeNode(MAP, props={"metadata": _META_REF})
+        return t
+    hit = _TYPES.get(id(schema) ^ 1)
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    base = _classify(schema)
+    t = TypeNode(MAP, atomic=False, props={**base.props, "metadata": _META_REF}, elem=base.elem)
+    _TYPES[id(schema) ^ 1] = (schema, t)
+    return t
+
+
+def _classify(node: Schema) -> TypeNode:
+    n = resolve(node)
+    if n.get("x-kubernetes-int-or-string"):
+        return TypeNode(SCALAR)
+    types = types_of(n)
+    t = types[0] if types else ""
+    if t == "array":
+        lt = n.get("x-kubernetes-list-type")
+        items = n.get("items")
+        elem = items if isinstance(items, dict) else None
+        if lt == "map":
+            keys = tuple(n.get("x-kubernetes-list-map-keys") or ())
+            return TypeNode(LIST, elem=elem, list_kind="map", keys=keys, key_defaults=_key_defaults(elem, keys))
+        if lt in ("set", "atomic"):
+            return TypeNode(LIST, elem=elem, list_kind=lt)
+        if "merge" in str(n.get("x-kubernetes-patch-strategy", "")).split(","):
+            pmk = n.get("x-kubernetes-patch-merge-key")
+            if pmk:
+                return TypeNode(LIST, elem=elem, list_kind="map", keys=(pmk,),
+                                key_defaults=_key_defaults(elem, (pmk,)))
+            return TypeNode(LIST, elem=elem, list_kind="set")
+        return TypeNode(LIST, elem=elem, list_kind="atomic")
+    if t in _SCALAR_TYPES:
+        return TypeNode(SCALAR)
+    props = n.get("properties")
+    ap = n.get("additionalProperties")
+    if t == "object" or props is not None or isinstance(ap, dict):
+        if not props and not isinstance(ap, dict):
+            if n.get("x-kubernetes-map-type") == "atomic":
+                return TypeNode(MAP, atomic=True)
+            return TypeNode(MAP)  # free-form: every key deduced
+        return TypeNode(MAP, atomic=n.get("x-kubernetes-map-type") == "atomic", props=dict(props or {}),
+                        elem=ap if isinstance(ap, dict) else None)
+    return _DEDUCED
+
+
+def _key_defaults(elem: Any, keys: tuple[str, ...]) -> dict[str, Any]:
+    if not isinstance(elem, dict):
+        return {}
+    props = resolve(elem).get("properties") or {}
+    marks = go_default_markers(elem)
+    out: dict[str, Any] = {}
+    for k in keys:
+        sub = props.get(k)
+        if isinstance(sub, dict) and "default" in resolve(sub):
+            out[k] = resolve(sub)["default"]
+        elif k in marks:
+            out[k] = marks[k]
+    return out
+
+
+def _deduce(t: TypeNode, v: Any) -> TypeNode:
+    if t.shape != DEDUCED:
+        return t
+    if type(v) is dict:
+        return TypeNode(MAP)
+    if type(v) is list:
+        return TypeNode(LIST, list_kind="atomic")
+    return TypeNode(SCALAR)
+
+
+def _is_leaf(t: TypeNode) -> bool:
+    return t.shape == SCALAR or t.atomic or (t.shape == LIST and t.list_kind == "atomic")
+
+
+def _item_element(t: TypeNode, item: Any, index: int, path: str, errors: list[tuple[str, str]]) -> str | None:
+    if t.list_kind == "set":
+        return fp.value_element(item)
+    if t.list_kind == "map":
+        if type(item) is not dict:
+            errors.append((path, f"element {index}: associative list with keys may not have non-map elements"))
+            return None
+        key: dict[str, Any] = {}
+        for k in t.keys:
+            if k in item and item[k] is not None:
+                key[k] = item[k]
+            elif k in t.key_defaults:
+                key[k] = t.key_defaults[k]
+            else:
+                errors.append((path, f'element {index}: associative list with keys has an element that omits key '
+                                     f'field "{k}" (and doesn\'t have default value)'))
+                return None
+        return fp.key_element(key)
+    return f"i:{index}"
+
+
+def _index(t: TypeNode, items: Any, path: str, errors: list[tuple[str, str]]) -> dict[str, Any]:
+    """The items of a set or map list by path element (duplicates reported)."""
+    out: dict[str, Any] = {}
+    if type(items) is not list:
+        return out
+    for i, item in enumerate(items):
+        pe = _item_element(t, item, i, path, errors)
+        if pe is None:
+            continue
+        if pe in out:
+            errors.append((path, f"duplicate entries for key {fp.path_string((pe,))}"))
+            continue
+        out[pe] = item
+    return out
+
+
+def _sub(path: str, pe: str) -> str:
+    return path + fp.path_string((pe,))
+
+
+# --- ToFieldSet -----------------------------------------------------------------------
+
+
+def to_field_set(obj: Any, t: TypeNode) -> FieldSet:
+    """The paths a value sets (``TypedValue.ToFieldSet``); raises TypedError on an invalid list."""
+    errors: list[tuple[str, str]] = []
+    out = _to_set(obj, t, "", errors)
+    if errors:
+        raise TypedError(errors)
+    return out
+
+
+def _to_set(v: Any, t: TypeNode, path: str, errors: list[tuple[str, str]]) -> FieldSet:
+    t = _deduce(t, v)
+    if _is_leaf(t):
+        return fp.EMPTY
+    out: FieldSet = {}
+    if t.shape == MAP:
+        if type(v) is not dict:
+            return fp.EMPTY
+        for key, val in v.items():
+            ct, declared = t.child(key)
+            pe = "f:" + key
+            kids = _to_set(val, ct, _sub(path, pe), errors)
+            member = (not declared or val is None or (type(val) is dict and not val)
+                      or _is_leaf(_deduce(ct, val)))
+            node = fp._join(member, kids)
+            if node is not None:
+                out[pe] = node
+        return out
+    if type(v) is not list:
+        return fp.EMPTY
+    it = t.item()
+    for i, item in enumerate(v):
+        pe = _item_element(t, item, i, path, errors)
+        if pe is None:
+            continue
+        if pe in out:
+            errors.append((path, f"duplicate entries for key {fp.path_string((pe,))}"))
+            continue
+        out[pe] = fp._join(True, _to_set(item, it, _sub(path, pe), errors))
+    return out
+
+
+# --- Compare --------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Comparison:
+    """The paths a write added, modified and removed."""
+
+    added: FieldSet = field(default_factory=dict)
+    modified: FieldSet = field(default_factory=dict)
+    removed: FieldSet = field(default_factory=dict)
+
+    def changed(self) -> FieldSet:
+        """Modified or added paths (``Modified.Union(Added)``)."""
+        return fp.union(self.modified, self.added)
+
+
+def compare(old: Any, new: Any, t: TypeNode) -> Comparison:
+    """What changed from ``old`` to ``new`` (``TypedValue.Compare``); MISSING for an absent side."""
+    errors: list[tuple[str, str]] = []
+    a, m, r = _compare(old, new, t, "", errors)
+    return Comparison(a, m, r)
+
+
+_NOTHING: tuple[FieldSet, FieldSet, FieldSet] = (fp.EMPTY, fp.EMPTY, fp.EMPTY)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a is b or (type(a) is type(b) and a == b)
+
+
+def _compare(lv: Any, rv: Any, t: TypeNode, path: str,
+             errors: list[tuple[str, str]]) -> tuple[FieldSet, FieldSet, FieldSet]:
+    """(added, modified, removed) strictly under this node."""
+    if _same(lv, rv):
+        return _NOTHING
+    t = _deduce(t, rv if rv is not MISSING else lv)
+    if _leaf_here(t, lv, rv):
+        return _NOTHING  # the node itself: judged by the caller
+    added: FieldSet = {}
+    modified: FieldSet = {}
+    removed: FieldSet = {}
+    if t.shape == MAP:
+        lm = lv if type(lv) is dict else {}
+        rm = rv if type(rv) is dict else {}
+        for key in _union_keys(lm, rm):
+            ct, _ = t.child(key)
+            _compare_child("f:" + key, lm.get(key, MISSING), rm.get(key, MISSING), ct, path,
+                           errors, added, modified, removed)
+        return added, modified, removed
+    li = _index(t, lv, path, errors)
+    ri = _index(t, rv, path, errors)
+    it = t.item()
+    for pe in _union_keys(li, ri):
+        _compare_child(pe, li.get(pe, MISSING), ri.get(pe, MISSING), it, path, errors, added, modified, removed)
+    return added, modified, removed
+
+
+def _leaf_here(t: TypeNode, lv: Any, rv: Any) -> bool:
+    if _is_leaf(t):
+        return True
+    if t.shape == MAP:
+        return not (type(lv) is dict and lv) and not (type(rv) is dict and rv)
+    return not (type(lv) is list and lv) and not (type(rv) is list and rv)
+
+
+def _compare_child(pe: str, lv: Any, rv: Any, ct: TypeNode, path: str, errors: list[tuple[str, str]],
+                   added: FieldSet, modified: FieldSet, removed: FieldSet) -> None:
+    if _same(lv, rv):
+        return
+    dt = _deduce(ct, rv if rv is not MISSING else lv)
+    a, m, r = _compare(lv, rv, dt, _sub(path, pe), errors)
+    a_member = m_member = r_member = False
+    if _leaf_here(dt, lv, rv):
+        if lv is MISSING:
+            a_member = True
+        elif rv is MISSING:
+            r_member = True
+        else:
+            m_member = True  # (not the same value: checked above)
+    elif lv is MISSING:
+        a_member = True
+    elif rv is MISSING:
+        r_member = True
+    for target, member, kids in ((added, a_member, a), (modified, m_member, m), (removed, r_member, r)):
+        node = fp._join(member, kids)
+        if node is not None:
+            target[pe] = node
+
+
+def _union_keys(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    return [*a, *(k for k in b if k not in a)]
+
+
+# --- Merge ----------------------------------------------------------------------------
+
+
+def merge(live: Any, config: Any, t: TypeNode) -> Any:
+    """``config`` merged into ``live`` (``TypedValue.Merge``): config's leaves win, maps and keyed
+    lists merge item by item, shared list items keep the config's order."""
+    errors: list[tuple[str, str]] = []
+    out = _merge(live, config, t, "", errors)
+    if errors:
+        raise TypedError(errors)
+    return out
+
+
+def _merge(lv: Any, rv: Any, t: TypeNode, path: str, errors: list[tuple[str, str]]) -> Any:
+    if rv is MISSING:
+        return lv
+    if lv is MISSING:
+        lv_t = None
+    else:
+        lv_t = type(lv)
+    t = _deduce(t, rv)
+    if lv_t is not None and t.shape != SCALAR and lv_t is not type(rv):
+        return rv  # a deduced value changed shape, or a null: the config's wins
+    if _leaf_here(t, lv, rv):
+        return rv
+    if t.shape == MAP:
+        lm = lv if type(lv) is dict else {}
+        out: dict[str, Any] = {}
+        for key in _union_keys(lm, rv):
+            ct, _ = t.child(key)
+            v = _merge(lm.get(key, MISSING), rv.get(key, MISSING), ct, _sub(path, "f:" + key), errors)
+            if v is not MISSING:
+                out[key] = v
+        return out
+    return _merge_list(lv if type(lv) is list else [], rv, t, path, errors)
+
+
+def _merge_list(lhs: list[Any], rhs: list[Any], t: TypeNode, path: str, errors: list[tuple[str, str]]) -> list[Any]:
+    """``visitListItems`` of merge.go: live-only items stay where they were, shared items follow the config."""
+    it = t.item()
+    r_order, r_items = _ordered(t, rhs, path, errors)
+    l_order, l_items = _ordered(t, lhs, path, errors)
+    shared = [pe for pe in r_order if pe in l_items]
+    si = 0
+    next_shared = shared[0] if shared else None
+    out: list[Any] = []
+    li = ri = 0
+    while li < len(l_order) or ri < len(r_order):
+        if li < len(l_order) and ri < len(r_order):
+            pe = l_order[li]
+            if pe == r_order[ri]:
+                out.append(_merge(l_items[pe], r_items[pe], it, _sub(path, pe), errors))
+                li += 1
+                ri += 1
+                si += 1
+                next_shared = shared[si] if si < len(shared) else None
+                continue
+            if pe in r_items and next_shared is not None and next_shared != pe:
+                li += 1  # a shared item, but not the one due now
+                continue
+        if li < len(l_order):
+            pe = l_order[li]
+            if pe not in r_items:
+                out.append(l_items[pe])
+                li += 1
+                continue
+        if ri < len(r_order):
+            pe = r_order[ri]
+            out.append(_merge(l_items.get(pe, MISSING), r_items[pe], it, _sub(path, pe), errors))
+            ri += 1
+            if next_shared is not None and next_shared == pe:
+                si += 1
+                next_shared = shared[si] if si < len(shared) else None
+        else:
+            li += 1  # (a shared item already merged)
+    return out
+
+
+def _ordered(t: TypeNode, items: list[Any], path: str, errors: list[tuple[str, str]]) -> tuple[list[str], dict[str, Any]]:
+    index = _index(t, items, path, errors)
+    return list(index), index
+
+
+# --- RemoveItems ----------------------------------------------------------------------
+
+
+def remove_items(v: Any, toremove: FieldSet, t: TypeNode) -> Any:
+    """``v`` without the members of ``toremove`` (each with all it holds): ``TypedValue.RemoveItems``."""
+    if not toremove:
+        return v
+    t = _deduce(t, v)
+    if _is_leaf(t):
+        return v
+    if t.shape == MAP:
+        if type(v) is not dict or not v:
+            return v
+        out: dict[str, Any] = {}
+        for key, val in v.items():
+            pe = "f:" + key
+            sub = toremove.get(pe)
+            if sub is None:
+                out[key] = val
+                continue
+            member, kids = fp._split(sub)
+            if member:
+                continue
+            ct, _ = t.child(key)
+            out[key] = remove_items(val, kids, ct)
+        return out
+    if type(v) is not list:
+        return v
+    it = t.item()
+    items: list[Any] = []
+    for i, item in enumerate(v):
+        pe = _item_element(t, item, i, "", [])
+        sub = toremove.get(pe) if pe is not None else None
+        if sub is None:
+            items.append(item)
+            continue
+        member, kids = fp._split(sub)
+        if member:
+            continue
+        items.append(remove_items(item, kids, it))
+    return items
+
+
+def named_fields_as_members(s: FieldSet, v: Any, t: TypeNode) -> FieldSet:
+    """``Set.EnsureNamedFieldsAreMembers``: a declared struct field that leads to members is one itself."""
+    if not s:
+        return s
+    t = _deduce(t, v)
+    out: FieldSet = {}
+    for pe, node in s.items():
+        member, kids = fp._split(node)
+        ct: TypeNode = _DEDUCED
+        child_v: Any = MISSING
+        declared = False
+        if pe.startswith("f:") and t.shape == MAP:
+            key = pe[2:]
+            ct, declared = t.child(key)
+            child_v = v.get(key, MISSING) if type(v) is dict else MISSING
+        elif t.shape == LIST:
+            ct = t.item()
+        if kids:
+            kids = named_fields_as_members(kids, child_v, ct)
+        joined = fp._join(member or (declared and bool(kids)), kids)
+        if joined is not None:
+            out[pe] = joined
+    return out
