@@ -24,7 +24,7 @@ client-side-apply annotations.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import errors
@@ -63,6 +63,11 @@ class ManagerEntry:
         """``BuildManagerIdentifier``: appliers are one manager whatever the apiVersion."""
         return (self.manager, self.operation, self.api_version if self.operation == UPDATE else "", self.subresource)
 
+    def with_fields(self, fields: FieldSet, time: str | None = None) -> ManagerEntry:
+        """This entry owning ``fields`` instead (at ``time``, when given)."""
+        return ManagerEntry(self.manager, self.operation, self.api_version, fields,
+                            self.time if time is None else time, self.subresource)
+
     def describe(self) -> str:
         """``printManager`` of conflict.go (the identifier has no time)."""
         text = f'"{self.manager}"'
@@ -80,7 +85,7 @@ class ManagerEntry:
         if self.time is not None:
             out["time"] = self.time
         out["fieldsType"] = "FieldsV1"
-        out["fieldsV1"] = fp.canonical(self.fields)
+        out["fieldsV1"] = self.fields
         if self.subresource:
             out["subresource"] = self.subresource
         return out
@@ -124,9 +129,24 @@ def _ignored(subresource: str, status_subresource: bool) -> FieldSet:
     return _MAIN_RESET if status_subresource else fp.EMPTY
 
 
+_UNOWNED_ROOT = frozenset({"apiVersion", "kind"})
+
+
+def compare_skip(subresource: str, status_subresource: bool) -> frozenset[str]:
+    """The top-level fields a write's comparison passes over: never owned, or reset by the subresource."""
+    if subresource == "status":
+        return _UNOWNED_ROOT | {"spec"}
+    return _UNOWNED_ROOT | {"status"} if status_subresource else _UNOWNED_ROOT
+
+
 def _strip(s: FieldSet, ignored: FieldSet) -> FieldSet:
-    s = fp.difference(s, STRIPPED)
-    return fp.recursive_difference(s, ignored) if ignored else s
+    meta = s.get("f:metadata")
+    if ("f:apiVersion" in s or "f:kind" in s or (meta is not None and (not meta or fp.MEMBER in meta))
+            or any(k in s for k in ignored)):
+        s = fp.difference(s, STRIPPED)
+        if ignored:
+            s = fp.recursive_difference(s, ignored)
+    return s
 
 
 def _filtered(cmp: Comparison, ignored: FieldSet) -> Comparison:
@@ -140,16 +160,17 @@ def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager:
     changed, removed = cmp.changed(), cmp.removed
     if not changed and not removed:
         return managed
+    changed = fp.canonical(changed)
     me = ManagerEntry(manager, UPDATE, api_version, fp.EMPTY, None, subresource)
     out: Managed = {}
     for key, e in managed.items():
         s = fp.difference(fp.difference(e.fields, changed), removed)
         if s:
-            out[key] = e if s is e.fields else replace(e, fields=s, raw=None)
+            out[key] = e if s is e.fields else e.with_fields(s)
     prev = managed.get(me.key)
     if changed:
         mine = fp.union(out[me.key].fields if me.key in out else fp.EMPTY, changed)
-        out[me.key] = replace(prev or me, fields=mine, time=now, raw=None)
+        out[me.key] = (prev or me).with_fields(mine, now)
     return out
 
 
@@ -210,12 +231,12 @@ def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: Typ
           api_version: str, subresource: str, status_subresource: bool, force: bool, now: str) -> Applied:
     """Merge an applied configuration into ``live`` as ``manager`` (raises ApplyConflict, TypedError)."""
     ignored = _ignored(subresource, status_subresource)
-    config_set = _strip(to_field_set(config, t), ignored)
+    config_set = fp.canonical(_strip(to_field_set(config, t), ignored))
     merged = merge(live, config, t)
     me = ManagerEntry(manager, APPLY, api_version, config_set, None, subresource)
     last = managed.get(me.key)
     managers: Managed = {k: e for k, e in managed.items() if k != me.key}
-    managers[me.key] = me if last is None else replace(last, fields=config_set, api_version=api_version, raw=None)
+    managers[me.key] = me if last is None else ManagerEntry(manager, APPLY, api_version, config_set, last.time, subresource)
     if last is not None and last.fields:
         merged = _prune(merged, managers, last.fields, t)
     cmp = _filtered(compare(live, merged, t), ignored)
@@ -233,12 +254,12 @@ def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: Typ
             s = fp.difference(s, c)
         s = fp.difference(s, cmp.removed)
         if s:
-            out[key] = e if s is e.fields else replace(e, fields=s, raw=None)
+            out[key] = e if s is e.fields else e.with_fields(s)
     if conflicts and not force:
         raise ApplyConflict(sorted(conflicts, key=lambda ep: (_identifier(ep[0]), ep[1])))
     differs = merged != live
     if differs:
-        out[me.key] = replace(out[me.key], time=now, raw=None)
+        out[me.key] = out[me.key].with_fields(out[me.key].fields, now)
     if not out[me.key].fields:
         del out[me.key]
     return Applied(merged, out, differs)

@@ -45,14 +45,20 @@ def union(a: FieldSet, b: FieldSet) -> FieldSet:
     if not a:
         return b
     out = dict(a)
+    grew = False
     for k, vb in b.items():
         va = out.get(k)
         if va is None:
             out[k] = vb
+            grew = True
         elif va is not vb:
             ma, ka = _split(va)
             mb, kb = _split(vb)
-            out[k] = _join(ma or mb, union(ka, kb))
+            n = _join(ma or mb, union(ka, kb))
+            if n is not None:
+                out[k] = n
+    if grew:  # keep Go's element order (sets built here stay canonical)
+        out = {k: out[k] for k in sorted(out, key=_element_order)}
     return out
 
 
@@ -155,12 +161,9 @@ def path_string(elements: tuple[str, ...]) -> str:
 
 def canonical(a: FieldSet) -> FieldSet:
     """``a`` with its elements in the order Go serializes them (``.`` first, then sorted)."""
-    out: FieldSet = {}
-    if MEMBER in a:
-        out[MEMBER] = {}
-    for k in sorted((k for k in a if k != MEMBER), key=_element_order):
-        out[k] = canonical(a[k])
-    return out
+    if not a:
+        return a
+    return {k: canonical(a[k]) for k in sorted(a, key=_element_order)}
 
 
 def field_element(name: str) -> str:
@@ -170,6 +173,11 @@ def field_element(name: str) -> str:
 
 def key_element(fields: dict[str, Any]) -> str:
     """The element of an associative list item with these key fields (sorted by name, as Go sorts them)."""
+    if len(fields) == 1:
+        (n, v), = fields.items()
+        if type(v) is str and v.isascii() and v.isprintable() and '"' not in v and "\\" not in v:
+            # (the common case, without the encoder)
+            return f'k:{{"{n}":"{v}"}}'
     return "k:" + _json({n: fields[n] for n in sorted(fields)})
 
 
@@ -185,7 +193,17 @@ def _json(value: Any) -> str:
 _TAG_RANK = {"f": 0, "k": 1, "v": 2, "i": 3}
 
 
+_ORDER: dict[str, tuple[Any, ...]] = {MEMBER: (-1,)}
+
+
 def _element_order(e: str) -> tuple[Any, ...]:
+    hit = _ORDER.get(e)
+    if hit is None:
+        hit = _ORDER[e] = _order_of(e)
+    return hit
+
+
+def _order_of(e: str) -> tuple[Any, ...]:
     tag = e[0]
     if tag == "f":
         return (0, e[2:])

@@ -112,6 +112,11 @@ MICRO_TIME = GoType("time", micro=True)
 QUANTITY = GoType("quantity")
 INT_OR_STRING = GoType("intorstring")
 ANY = GoType("any")
+#: ``metav1.FieldsV1``: raw JSON bytes in Go. Read-only here: shared, never copied, by every conversion.
+RAW_FIELDS = GoType("any", name="FieldsV1")
+#: ``ObjectMeta.managedFields``: written only by the server's field manager, so already in the form Go
+#: encodes it. Read-only, shared rather than converted or copied (a Go client keeps it as it came).
+RAW_MANAGED = GoType("any", name="[]v1.ManagedFieldsEntry")
 
 
 def struct(name: str, fields: list[GoField]) -> GoType:
@@ -403,13 +408,17 @@ def _special_type(name: str) -> GoType | None:
         return TIME
     if name == openapi.MICRO_TIME:
         return MICRO_TIME
-    if name.endswith((".RawExtension", ".FieldsV1", ".JSON")):
+    if name.endswith(".FieldsV1"):
+        return RAW_FIELDS
+    if name.endswith((".RawExtension", ".JSON")):
         return ANY
     return None
 
 
 def _prop_type(owner: str, prop: str, node: dict[str, Any]) -> tuple[GoType, bool]:
     """(type, is a struct reference) of a property schema."""
+    if prop == "managedFields" and owner == _META + "ObjectMeta":
+        return RAW_MANAGED, False
     ref = node.get("$ref")
     if isinstance(ref, str):
         t = _def_type(openapi.ref_name(ref))
@@ -998,7 +1007,7 @@ def _field_encoder(f: GoField, inplace: bool = False) -> Callable[[Any], Any]:
     if k == "intorstring":
         return lambda v: 0 if v is None else _conv_intorstring(v)
     # any
-    copy = _keep if inplace else fast_copy
+    copy = _keep if inplace or t is RAW_FIELDS or t is RAW_MANAGED else fast_copy
     if omit:
         return lambda v: _OMIT if v is None else copy(v)
     return copy

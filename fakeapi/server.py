@@ -153,6 +153,7 @@ class APIServer:
         self._local = threading.local()
         self._listeners: list[Callable[[str, Kind, dict[str, Any], dict[str, Any] | None], None]] = []
         self._zeros: dict[str, dict[str, Any]] = {}
+        self._managed_memo: dict[int, tuple[Any, fieldmanager.Managed]] = {}
         #: Checks that stored snapshots are never mutated (``FAKEAPI_CHECK_SNAPSHOTS=1``), else None.
         self.snapshot_guard: SnapshotGuard | None = SnapshotGuard() if _snapshot_check_enabled() else None
         #: Decoded (Go client) forms of stored snapshots, shared by clients and informer caches.
@@ -639,22 +640,47 @@ class APIServer:
         except on a subresource; otherwise the stored ones (``FieldManager.UpdateNoErrors``).
         """
         stored = old["metadata"].get("managedFields") if old is not None else None
-        managed = fieldmanager.decode(body_managed) if body_managed else None
+        managed = None
+        if body_managed and body_managed is not stored and body_managed != stored:  # (the caller's: copied)
+            managed = fieldmanager.decode(json_copy(body_managed))
+        from_stored = not managed
         if not managed:
-            managed = fieldmanager.decode(stored) or {}
+            managed = self._stored_managed(stored)
         base = old if old is not None else self._zero_object(kind)
         after = fieldmanager.record_update(
-            managed, base, new, root_type(kind.schema), manager=manager, api_version=kind.api_version,
-            subresource=sub, status_subresource=kind.status_subresource, now=self.clock.timestamp())
+            managed, base, new, root_type(kind.schema, fieldmanager.compare_skip(sub, kind.status_subresource)),
+            manager=manager, api_version=kind.api_version, subresource=sub,
+            status_subresource=kind.status_subresource, now=self.clock.timestamp())
+        if after is managed and from_stored:  # nothing owned changed hands
+            if stored:
+                new["metadata"]["managedFields"] = stored
+            else:
+                new["metadata"].pop("managedFields", None)
+            return
         self._set_managed(new["metadata"], after, stored)
 
-    @staticmethod
-    def _set_managed(meta: dict[str, Any], managed: fieldmanager.Managed, stored: Any) -> None:
+    def _stored_managed(self, stored: Any) -> fieldmanager.Managed:
+        """The decoded entries of a stored object's managedFields (cached by the list, which is never mutated)."""
+        if not stored:
+            return {}
+        hit = self._managed_memo.get(id(stored))
+        if hit is not None and hit[0] is stored:
+            return hit[1]
+        managed = fieldmanager.decode(stored) or {}
+        if len(self._managed_memo) > 4096:
+            self._managed_memo.clear()
+        self._managed_memo[id(stored)] = (stored, managed)
+        return managed
+
+    def _set_managed(self, meta: dict[str, Any], managed: fieldmanager.Managed, stored: Any) -> None:
         entries = fieldmanager.encode(managed)
         if entries == stored:
             entries = stored  # (unchanged: shared with the stored snapshot)
         if entries:
             meta["managedFields"] = entries
+            if len(self._managed_memo) > 4096:
+                self._managed_memo.clear()
+            self._managed_memo[id(entries)] = (entries, managed)
         else:
             meta.pop("managedFields", None)
 
@@ -1190,7 +1216,7 @@ class APIServer:
             raise errors.not_found(k.group, k.plural, name)
         live = self._zero_object(k) if e is None else (
             e.obj if e.obj.get("apiVersion") == k.api_version else self._read(k, e.obj))
-        stored = fieldmanager.decode(live["metadata"].get("managedFields")) or {} if e is not None else {}
+        stored = self._stored_managed(live["metadata"].get("managedFields")) if e is not None else {}
         try:
             applied = fieldmanager.apply(stored, live, config, root_type(k.schema), manager=manager,
                                          api_version=k.api_version, subresource=sub,

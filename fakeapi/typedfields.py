@@ -64,17 +64,31 @@ class TypeNode:
     list_kind: str = "atomic"  # atomic | set | map
     keys: tuple[str, ...] = ()
     key_defaults: dict[str, Any] = field(default_factory=dict)
+    #: Keys a comparison passes over: the ObjectMeta fields no manager ever owns.
+    skip: frozenset[str] = frozenset()
+    #: A single value to its owners (a scalar, an atomic map or list): set by ``__post_init__``.
+    leaf: bool = False
+    _kids: dict[str, tuple[TypeNode, bool]] = field(default_factory=dict)
+    _item: TypeNode | None = None
+
+    def __post_init__(self) -> None:
+        self.leaf = self.shape == SCALAR or self.atomic or (self.shape == LIST and self.list_kind == "atomic")
 
     def child(self, key: str) -> tuple[TypeNode, bool]:
         """The type of a map key's value, and whether the key is a declared field."""
-        sub = self.props.get(key)
-        if sub is not None:
-            return type_of(sub), True
-        return type_of(self.elem), False
+        hit = self._kids.get(key)
+        if hit is None:
+            sub = self.props.get(key)
+            hit = (type_of(sub), True) if sub is not None else (type_of(self.elem), False)
+            self._kids[key] = hit
+        return hit
 
     def item(self) -> TypeNode:
         """The type of a list's items."""
-        return type_of(self.elem)
+        it = self._item
+        if it is None:
+            it = self._item = type_of(self.elem)
+        return it
 
 
 _DEDUCED = TypeNode(DEDUCED)
@@ -94,22 +108,39 @@ def type_of(node: Schema | None) -> TypeNode:
     return t
 
 
-def root_type(schema: Schema | None) -> TypeNode:
-    """The walk type of a whole object: its schema with ``metadata`` read as ObjectMeta."""
-    if schema is None:
-        t = TypeNode(MAP, props={"metadata": _META_REF})
-        return t
-    hit = _TYPES.get(id(schema) ^ 1)
+_ROOTS: dict[tuple[int, frozenset[str]], tuple[Any, TypeNode]] = {}
+
+
+def root_type(schema: Schema | None, skip: frozenset[str] = frozenset()) -> TypeNode:
+    """The walk type of a whole object: its schema with ``metadata`` read as ObjectMeta.
+
+    ``skip``: top-level fields a comparison passes over (the ones no manager owns).
+    """
+    key = (id(schema), skip)
+    hit = _ROOTS.get(key)
     if hit is not None and hit[0] is schema:
         return hit[1]
-    base = _classify(schema)
-    t = TypeNode(MAP, atomic=False, props={**base.props, "metadata": _META_REF}, elem=base.elem)
-    _TYPES[id(schema) ^ 1] = (schema, t)
+    base = _classify(schema) if schema is not None else TypeNode(MAP)
+    t = TypeNode(MAP, atomic=False, props={**base.props, "metadata": _META_REF}, elem=base.elem, skip=skip)
+    _ROOTS[key] = (schema, t)
     return t
+
+
+#: ObjectMeta fields never owned (``stripMetaManager``): a comparison need not look at them.
+SERVER_META = frozenset({"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation",
+                         "managedFields", "resourceVersion"})
 
 
 def _classify(node: Schema) -> TypeNode:
     n = resolve(node)
+    if n.get("x-kubernetes-group-version-kind") is None and n is resolve(_META_REF):
+        t = _classify_node(n)
+        t.skip = SERVER_META
+        return t
+    return _classify_node(n)
+
+
+def _classify_node(n: Schema) -> TypeNode:
     if n.get("x-kubernetes-int-or-string"):
         return TypeNode(SCALAR)
     types = types_of(n)
@@ -159,26 +190,42 @@ def _key_defaults(elem: Any, keys: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
+_DEDUCED_MAP = TypeNode(MAP)
+_DEDUCED_LIST = TypeNode(LIST, list_kind="atomic")
+_DEDUCED_SCALAR = TypeNode(SCALAR)
+
+
 def _deduce(t: TypeNode, v: Any) -> TypeNode:
     if t.shape != DEDUCED:
         return t
     if type(v) is dict:
-        return TypeNode(MAP)
+        return _DEDUCED_MAP
     if type(v) is list:
-        return TypeNode(LIST, list_kind="atomic")
-    return TypeNode(SCALAR)
+        return _DEDUCED_LIST
+    return _DEDUCED_SCALAR
 
 
 def _is_leaf(t: TypeNode) -> bool:
-    return t.shape == SCALAR or t.atomic or (t.shape == LIST and t.list_kind == "atomic")
+    return t.leaf
 
 
-def _item_element(t: TypeNode, item: Any, index: int, path: str, errors: list[tuple[str, str]]) -> str | None:
+Path = tuple[Any, ...]  # (parent path, element), () at the root: rendered only for an error
+
+
+def _render(path: Path) -> str:
+    parts: list[str] = []
+    while path:
+        path, pe = path
+        parts.append(pe)
+    return fp.path_string(tuple(reversed(parts)))
+
+
+def _item_element(t: TypeNode, item: Any, index: int, path: Path, errors: list[tuple[str, str]]) -> str | None:
     if t.list_kind == "set":
         return fp.value_element(item)
     if t.list_kind == "map":
         if type(item) is not dict:
-            errors.append((path, f"element {index}: associative list with keys may not have non-map elements"))
+            errors.append((_render(path), f"element {index}: associative list with keys may not have non-map elements"))
             return None
         key: dict[str, Any] = {}
         for k in t.keys:
@@ -187,14 +234,14 @@ def _item_element(t: TypeNode, item: Any, index: int, path: str, errors: list[tu
             elif k in t.key_defaults:
                 key[k] = t.key_defaults[k]
             else:
-                errors.append((path, f'element {index}: associative list with keys has an element that omits key '
+                errors.append((_render(path), f'element {index}: associative list with keys has an element that omits key '
                                      f'field "{k}" (and doesn\'t have default value)'))
                 return None
         return fp.key_element(key)
     return f"i:{index}"
 
 
-def _index(t: TypeNode, items: Any, path: str, errors: list[tuple[str, str]]) -> dict[str, Any]:
+def _index(t: TypeNode, items: Any, path: Path, errors: list[tuple[str, str]]) -> dict[str, Any]:
     """The items of a set or map list by path element (duplicates reported)."""
     out: dict[str, Any] = {}
     if type(items) is not list:
@@ -204,14 +251,14 @@ def _index(t: TypeNode, items: Any, path: str, errors: list[tuple[str, str]]) ->
         if pe is None:
             continue
         if pe in out:
-            errors.append((path, f"duplicate entries for key {fp.path_string((pe,))}"))
+            errors.append((_render(path), f"duplicate entries for key {fp.path_string((pe,))}"))
             continue
         out[pe] = item
     return out
 
 
-def _sub(path: str, pe: str) -> str:
-    return path + fp.path_string((pe,))
+def _sub(path: Path, pe: str) -> Path:
+    return (path, pe)
 
 
 # --- ToFieldSet -----------------------------------------------------------------------
@@ -220,13 +267,13 @@ def _sub(path: str, pe: str) -> str:
 def to_field_set(obj: Any, t: TypeNode) -> FieldSet:
     """The paths a value sets (``TypedValue.ToFieldSet``); raises TypedError on an invalid list."""
     errors: list[tuple[str, str]] = []
-    out = _to_set(obj, t, "", errors)
+    out = _to_set(obj, t, (), errors)
     if errors:
         raise TypedError(errors)
     return out
 
 
-def _to_set(v: Any, t: TypeNode, path: str, errors: list[tuple[str, str]]) -> FieldSet:
+def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]]) -> FieldSet:
     t = _deduce(t, v)
     if _is_leaf(t):
         return fp.EMPTY
@@ -252,7 +299,7 @@ def _to_set(v: Any, t: TypeNode, path: str, errors: list[tuple[str, str]]) -> Fi
         if pe is None:
             continue
         if pe in out:
-            errors.append((path, f"duplicate entries for key {fp.path_string((pe,))}"))
+            errors.append((_render(path), f"duplicate entries for key {fp.path_string((pe,))}"))
             continue
         out[pe] = fp._join(True, _to_set(item, it, _sub(path, pe), errors))
     return out
@@ -275,9 +322,12 @@ class Comparison:
 
 
 def compare(old: Any, new: Any, t: TypeNode) -> Comparison:
-    """What changed from ``old`` to ``new`` (``TypedValue.Compare``); MISSING for an absent side."""
+    """What changed from ``old`` to ``new`` (``TypedValue.Compare``); MISSING for an absent side.
+
+    Keys in ``t.skip`` (and, through ObjectMeta's type, the server-set metadata) are passed over.
+    """
     errors: list[tuple[str, str]] = []
-    a, m, r = _compare(old, new, t, "", errors)
+    a, m, r = _compare(old, new, t, (), errors)
     return Comparison(a, m, r)
 
 
@@ -302,10 +352,15 @@ def _compare(lv: Any, rv: Any, t: TypeNode, path: str,
     if t.shape == MAP:
         lm = lv if type(lv) is dict else {}
         rm = rv if type(rv) is dict else {}
-        for key in _union_keys(lm, rm):
-            ct, _ = t.child(key)
-            _compare_child("f:" + key, lm.get(key, MISSING), rm.get(key, MISSING), ct, path,
-                           errors, added, modified, removed)
+        skip = t.skip
+        for key, l_val in lm.items():  # (unchanged children cost no call)
+            r_val = rm.get(key, MISSING)
+            if l_val is r_val or key in skip or (type(l_val) is type(r_val) and l_val == r_val):
+                continue
+            _compare_child("f:" + key, l_val, r_val, t.child(key)[0], path, errors, added, modified, removed)
+        for key, r_val in rm.items():
+            if key not in lm and key not in skip:
+                added["f:" + key] = _subtree(r_val, t.child(key)[0])
         return added, modified, removed
     li = _index(t, lv, path, errors)
     ri = _index(t, rv, path, errors)
@@ -323,11 +378,17 @@ def _leaf_here(t: TypeNode, lv: Any, rv: Any) -> bool:
     return not (type(lv) is list and lv) and not (type(rv) is list and rv)
 
 
-def _compare_child(pe: str, lv: Any, rv: Any, ct: TypeNode, path: str, errors: list[tuple[str, str]],
+def _compare_child(pe: str, lv: Any, rv: Any, ct: TypeNode, path: Path, errors: list[tuple[str, str]],
                    added: FieldSet, modified: FieldSet, removed: FieldSet) -> None:
     if _same(lv, rv):
         return
-    dt = _deduce(ct, rv if rv is not MISSING else lv)
+    if lv is MISSING:  # everything under an added or removed node is a member too
+        added[pe] = _subtree(rv, ct)
+        return
+    if rv is MISSING:
+        removed[pe] = _subtree(lv, ct)
+        return
+    dt = _deduce(ct, rv)
     a, m, r = _compare(lv, rv, dt, _sub(path, pe), errors)
     a_member = m_member = r_member = False
     if _leaf_here(dt, lv, rv):
@@ -347,6 +408,40 @@ def _compare_child(pe: str, lv: Any, rv: Any, ct: TypeNode, path: str, errors: l
             target[pe] = node
 
 
+def _subtree(v: Any, t: TypeNode) -> FieldSet:
+    """The node of a value added or removed whole: it and all it holds are members."""
+    if t.leaf:
+        return {}
+    tv = type(v)
+    if tv is dict:
+        if not v or t.shape == LIST:
+            return {}
+        out: FieldSet = {fp.MEMBER: {}}
+        skip = t.skip
+        kids = t._kids
+        for key, val in v.items():
+            if key in skip:
+                continue
+            ct = kids.get(key)
+            ctype = (ct or t.child(key))[0]
+            if ctype.leaf or (type(val) is not dict and type(val) is not list) and ctype.shape != LIST:
+                out["f:" + key] = {}
+            else:
+                out["f:" + key] = _subtree(val, ctype)
+        return out if len(out) > 1 else {}
+    if tv is list and v and t.shape != MAP:
+        if t.shape == DEDUCED:
+            return {}  # (a deduced list is atomic)
+        out = {fp.MEMBER: {}}
+        it = t.item()
+        for i, item in enumerate(v):
+            pe = _item_element(t, item, i, (), [])
+            if pe is not None:
+                out[pe] = {} if it.leaf else _subtree(item, it)
+        return out
+    return {}
+
+
 def _union_keys(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     return [*a, *(k for k in b if k not in a)]
 
@@ -358,13 +453,13 @@ def merge(live: Any, config: Any, t: TypeNode) -> Any:
     """``config`` merged into ``live`` (``TypedValue.Merge``): config's leaves win, maps and keyed
     lists merge item by item, shared list items keep the config's order."""
     errors: list[tuple[str, str]] = []
-    out = _merge(live, config, t, "", errors)
+    out = _merge(live, config, t, (), errors)
     if errors:
         raise TypedError(errors)
     return out
 
 
-def _merge(lv: Any, rv: Any, t: TypeNode, path: str, errors: list[tuple[str, str]]) -> Any:
+def _merge(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]]) -> Any:
     if rv is MISSING:
         return lv
     if lv is MISSING:
@@ -388,7 +483,7 @@ def _merge(lv: Any, rv: Any, t: TypeNode, path: str, errors: list[tuple[str, str
     return _merge_list(lv if type(lv) is list else [], rv, t, path, errors)
 
 
-def _merge_list(lhs: list[Any], rhs: list[Any], t: TypeNode, path: str, errors: list[tuple[str, str]]) -> list[Any]:
+def _merge_list(lhs: list[Any], rhs: list[Any], t: TypeNode, path: Path, errors: list[tuple[str, str]]) -> list[Any]:
     """``visitListItems`` of merge.go: live-only items stay where they were, shared items follow the config."""
     it = t.item()
     r_order, r_items = _ordered(t, rhs, path, errors)
@@ -429,7 +524,7 @@ def _merge_list(lhs: list[Any], rhs: list[Any], t: TypeNode, path: str, errors: 
     return out
 
 
-def _ordered(t: TypeNode, items: list[Any], path: str, errors: list[tuple[str, str]]) -> tuple[list[str], dict[str, Any]]:
+def _ordered(t: TypeNode, items: list[Any], path: Path, errors: list[tuple[str, str]]) -> tuple[list[str], dict[str, Any]]:
     index = _index(t, items, path, errors)
     return list(index), index
 
@@ -465,7 +560,7 @@ def remove_items(v: Any, toremove: FieldSet, t: TypeNode) -> Any:
     it = t.item()
     items: list[Any] = []
     for i, item in enumerate(v):
-        pe = _item_element(t, item, i, "", [])
+        pe = _item_element(t, item, i, (), [])
         sub = toremove.get(pe) if pe is not None else None
         if sub is None:
             items.append(item)
