@@ -137,6 +137,20 @@ class Client:
                              patch_type=patch_type, subresource=subresource, actor=self.actor, shared=True)
         return self._own(out, k)
 
+    def apply(self, obj: dict[str, Any], *, field_owner: str | None = None, force: bool = False,
+              subresource: str | None = None) -> dict[str, Any]:
+        """Server-side apply of ``obj`` as ``field_owner`` (default: this client's actor), as
+        ``client.Patch(ctx, obj, client.Apply, client.FieldOwner(…))`` does; ``force`` is
+        ``client.ForceOwnership``. The configuration is sent as given (an apply configuration:
+        only the fields this manager means to own), not re-encoded from a Go struct."""
+        k = self._kind(str(obj.get("kind", "")), obj.get("apiVersion"))
+        meta = obj.get("metadata") or {}
+        owner = field_owner or self.actor
+        out = self.api.patch(k.kind, str(meta.get("name", "")), obj, namespace=meta.get("namespace"),
+                             api_version=k.api_version, patch_type="apply", subresource=subresource,
+                             field_manager=owner, force=force, actor=self.actor, shared=True)
+        return self._own(out, k)
+
     def patch_from(self, original: dict[str, Any], modified: dict[str, Any], *, optimistic_lock: bool = False,
                    subresource: str | None = None) -> dict[str, Any]:
         """``client.Patch(ctx, modified, client.MergeFrom(original))``: send the merge-patch diff.

@@ -177,6 +177,12 @@ class APIServer:
         return list(getattr(self._local, "warnings", []))
 
     @property
+    def last_code(self) -> int:
+        """The HTTP status of the last successful request made from this thread (201 for an
+        apply that created its object, as for a create)."""
+        return int(getattr(self._local, "code", 200))
+
+    @property
     def lock(self) -> threading.RLock:
         """The server lock (held by every request; the HTTP layer shares it)."""
         return self._lock
@@ -287,6 +293,7 @@ class APIServer:
                 raise err from e
             self._record(verb, kind, namespace, out.name or name, subresource, actor, patch_type, out.code,
                          "", out.rv, out.wrote)
+            self._local.code = out.code
             if rule is not None and rule.crash == "after":
                 raise ControllerCrash(actor, "after", f"{verb} {kind.kind} {out.name or name}")
             if out.stored:

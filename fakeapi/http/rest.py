@@ -482,9 +482,10 @@ class RestAPI:
         content_type = req.headers.get("content-type", "").split(";", 1)[0].strip().lower()
         out = self.api.patch(self._ref(route), route.name or "", req.body, namespace=route.namespace,
                              patch_type=content_type, subresource=route.subresource, actor=self._actor(req),
+                             field_manager=_first(req.query, "fieldManager"), force=query_bool(req.query, "force"),
                              field_validation=self._field_validation(req),
                              dry_run=dry_run(req.query.get("dryRun"), "PatchOptions"))
-        return self._ok(200, out)
+        return self._ok(self.api.last_code, out)
 
     def _delete_options(self, req: Request) -> dict[str, Any]:
         """DeleteOptions from the query, then from the body (whose fields win), as the delete handler decodes them."""
