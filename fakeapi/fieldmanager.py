@@ -30,7 +30,15 @@ from typing import Any
 from . import errors
 from . import fieldpath as fp
 from .fieldpath import FieldSet
-from .typedfields import Comparison, TypeNode, compare, merge, named_fields_as_members, remove_items, to_field_set
+from .typedfields import (
+    Comparison,
+    TypeNode,
+    compare,
+    merge,
+    named_fields_as_members,
+    remove_items,
+    to_field_set,
+)
 
 APPLY, UPDATE = "Apply", "Update"
 
@@ -154,13 +162,22 @@ def _filtered(cmp: Comparison, ignored: FieldSet) -> Comparison:
 
 
 def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager: str, api_version: str,
-                  subresource: str, status_subresource: bool, now: str) -> Managed:
-    """The entries after a non-apply write of ``new`` over ``old`` (``old`` a zero object on create)."""
-    cmp = _filtered(compare(old, new, t), _ignored(subresource, status_subresource))
-    changed, removed = cmp.changed(), cmp.removed
+                  subresource: str, now: str) -> Managed:
+    """The entries after a non-apply write of ``new`` over ``old`` (``old`` a zero object on create).
+
+    ``t``: the object's root type skipping the fields no manager owns, and those the subresource
+    resets (:func:`compare_skip`).
+    """
+    cmp = compare(old, new, t)  # (``t`` skips what no manager owns: see compare_skip)
+    added = cmp.added
+    meta = added.get("f:metadata")
+    if meta is not None and (not meta or fp.MEMBER in meta):  # (metadata added whole: itself never owned)
+        added = {**added, "f:metadata": {k: v for k, v in meta.items() if k != fp.MEMBER}}
+        if not added["f:metadata"]:
+            del added["f:metadata"]
+    changed, removed = fp.union(cmp.modified, added), cmp.removed
     if not changed and not removed:
         return managed
-    changed = fp.canonical(changed)
     me = ManagerEntry(manager, UPDATE, api_version, fp.EMPTY, None, subresource)
     out: Managed = {}
     for key, e in managed.items():
@@ -228,10 +245,14 @@ class Applied:
 
 
 def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: TypeNode, *, manager: str,
-          api_version: str, subresource: str, status_subresource: bool, force: bool, now: str) -> Applied:
-    """Merge an applied configuration into ``live`` as ``manager`` (raises ApplyConflict, TypedError)."""
+          api_version: str, subresource: str, status_subresource: bool, force: bool, now: str,
+          closed: bool = False) -> Applied:
+    """Merge an applied configuration into ``live`` as ``manager`` (raises ApplyConflict, TypedError).
+
+    ``closed``: undeclared fields are errors (built-in kinds, whose Go types have no room for them).
+    """
     ignored = _ignored(subresource, status_subresource)
-    config_set = fp.canonical(_strip(to_field_set(config, t), ignored))
+    config_set = fp.canonical(_strip(to_field_set(config, t, closed=closed), ignored))
     merged = merge(live, config, t)
     me = ManagerEntry(manager, APPLY, api_version, config_set, None, subresource)
     last = managed.get(me.key)

@@ -166,6 +166,13 @@ def canonical(a: FieldSet) -> FieldSet:
     return {k: canonical(a[k]) for k in sorted(a, key=_element_order)}
 
 
+def canonical_level(a: FieldSet) -> FieldSet:
+    """``a`` with its own elements in Go's order (its children taken as they are)."""
+    if len(a) < 2:
+        return a
+    return {k: a[k] for k in sorted(a, key=_element_order)}
+
+
 def field_element(name: str) -> str:
     """The element naming a struct field or map key."""
     return "f:" + name

@@ -134,10 +134,15 @@ class DecodeCache:
         if not copy:
             return out
         frozen = hit[3]
-        if frozen is None:
-            frozen = freeze_json(out)  # made once, for every copy of this snapshot
+        managed = (out.get("metadata") or {}).get("managedFields")
+        if frozen is None:  # made once, for every copy (in check mode: made with the decoded form, in full)
+            frozen = freeze_json(_without_managed(out) if managed else out)
             memo[key] = (snapshot, out, kind, frozen)
-        return thaw_json(frozen, out)
+        copied: dict[str, Any] = thaw_json(frozen, out)
+        if managed and frozen is not None:
+            # (shared, read-only: the Go codec never copies managedFields either; see gomodel.RAW_MANAGED)
+            copied["metadata"]["managedFields"] = managed
+        return copied
 
     def _decode_new(self, snapshot: dict[str, Any], t: GoType) -> Any:
         """The decoded form of an object seen for the first time (or again after its deletion).
@@ -207,6 +212,11 @@ class DecodeCache:
 
     def __len__(self) -> int:
         return len(self._memo)
+
+
+def _without_managed(obj: dict[str, Any]) -> dict[str, Any]:
+    meta = obj["metadata"]
+    return {**obj, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
 
 
 def _verify(key: tuple[str, str, str, str], hit: tuple[Any, Any, Any, bytes | None]) -> None:

@@ -656,8 +656,7 @@ class APIServer:
         base = old if old is not None else self._zero_object(kind)
         after = fieldmanager.record_update(
             managed, base, new, root_type(kind.schema, fieldmanager.compare_skip(sub, kind.status_subresource)),
-            manager=manager, api_version=kind.api_version, subresource=sub,
-            status_subresource=kind.status_subresource, now=self.clock.timestamp())
+            manager=manager, api_version=kind.api_version, subresource=sub, now=self.clock.timestamp())
         if after is managed and from_stored:  # nothing owned changed hands
             if stored:
                 new["metadata"]["managedFields"] = stored
@@ -1228,7 +1227,7 @@ class APIServer:
             applied = fieldmanager.apply(stored, live, config, root_type(k.schema), manager=manager,
                                          api_version=k.api_version, subresource=sub,
                                          status_subresource=k.status_subresource, force=force,
-                                         now=self.clock.timestamp())
+                                         now=self.clock.timestamp(), closed=k.builtin)
         except fieldmanager.ApplyConflict as err:
             raise fieldmanager.conflict_error(err) from err
         except TypedError as err:

@@ -64,6 +64,8 @@ class TypeNode:
     list_kind: str = "atomic"  # atomic | set | map
     keys: tuple[str, ...] = ()
     key_defaults: dict[str, Any] = field(default_factory=dict)
+    #: ``x-kubernetes-preserve-unknown-fields``: undeclared keys are data, not errors.
+    open: bool = False
     #: Keys a comparison passes over: the ObjectMeta fields no manager ever owns.
     skip: frozenset[str] = frozenset()
     #: A single value to its owners (a scalar, an atomic map or list): set by ``__post_init__``.
@@ -171,7 +173,8 @@ def _classify_node(n: Schema) -> TypeNode:
                 return TypeNode(MAP, atomic=True)
             return TypeNode(MAP)  # free-form: every key deduced
         return TypeNode(MAP, atomic=n.get("x-kubernetes-map-type") == "atomic", props=dict(props or {}),
-                        elem=ap if isinstance(ap, dict) else None)
+                        elem=ap if isinstance(ap, dict) else None,
+                        open=bool(n.get("x-kubernetes-preserve-unknown-fields")))
     return _DEDUCED
 
 
@@ -264,16 +267,20 @@ def _sub(path: Path, pe: str) -> Path:
 # --- ToFieldSet -----------------------------------------------------------------------
 
 
-def to_field_set(obj: Any, t: TypeNode) -> FieldSet:
-    """The paths a value sets (``TypedValue.ToFieldSet``); raises TypedError on an invalid list."""
+def to_field_set(obj: Any, t: TypeNode, *, closed: bool = False) -> FieldSet:
+    """The paths a value sets (``TypedValue.ToFieldSet``); raises TypedError on an invalid list.
+
+    ``closed``: a key a struct does not declare is an error (``field not declared in schema``), as
+    for the Go types of built-in kinds; otherwise it is read as deduced (custom resources are pruned).
+    """
     errors: list[tuple[str, str]] = []
-    out = _to_set(obj, t, (), errors)
+    out = _to_set(obj, t, (), errors, closed)
     if errors:
         raise TypedError(errors)
     return out
 
 
-def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]]) -> FieldSet:
+def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]], closed: bool = False) -> FieldSet:
     t = _deduce(t, v)
     if _is_leaf(t):
         return fp.EMPTY
@@ -284,7 +291,10 @@ def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]]) -> F
         for key, val in v.items():
             ct, declared = t.child(key)
             pe = "f:" + key
-            kids = _to_set(val, ct, _sub(path, pe), errors)
+            if closed and not declared and t.props and t.elem is None and not t.open:
+                errors.append((_render(_sub(path, pe)), "field not declared in schema"))
+                continue
+            kids = _to_set(val, ct, _sub(path, pe), errors, closed)
             member = (not declared or val is None or (type(val) is dict and not val)
                       or _is_leaf(_deduce(ct, val)))
             node = fp._join(member, kids)
@@ -301,7 +311,7 @@ def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]]) -> F
         if pe in out:
             errors.append((_render(path), f"duplicate entries for key {fp.path_string((pe,))}"))
             continue
-        out[pe] = fp._join(True, _to_set(item, it, _sub(path, pe), errors))
+        out[pe] = fp._join(True, _to_set(item, it, _sub(path, pe), errors, closed))
     return out
 
 
@@ -338,7 +348,7 @@ def _same(a: Any, b: Any) -> bool:
     return a is b or (type(a) is type(b) and a == b)
 
 
-def _compare(lv: Any, rv: Any, t: TypeNode, path: str,
+def _compare(lv: Any, rv: Any, t: TypeNode, path: Path,
              errors: list[tuple[str, str]]) -> tuple[FieldSet, FieldSet, FieldSet]:
     """(added, modified, removed) strictly under this node."""
     if _same(lv, rv):
@@ -361,13 +371,19 @@ def _compare(lv: Any, rv: Any, t: TypeNode, path: str,
         for key, r_val in rm.items():
             if key not in lm and key not in skip:
                 added["f:" + key] = _subtree(r_val, t.child(key)[0])
-        return added, modified, removed
+        # (field elements sort as their names: Go's order, kept by every set operation)
+        return (_sorted(added) if len(added) > 1 else added, _sorted(modified) if len(modified) > 1 else modified,
+                _sorted(removed) if len(removed) > 1 else removed)
     li = _index(t, lv, path, errors)
     ri = _index(t, rv, path, errors)
     it = t.item()
     for pe in _union_keys(li, ri):
         _compare_child(pe, li.get(pe, MISSING), ri.get(pe, MISSING), it, path, errors, added, modified, removed)
-    return added, modified, removed
+    return fp.canonical_level(added), fp.canonical_level(modified), fp.canonical_level(removed)
+
+
+def _sorted(s: FieldSet) -> FieldSet:
+    return {k: s[k] for k in sorted(s)}
 
 
 def _leaf_here(t: TypeNode, lv: Any, rv: Any) -> bool:
@@ -419,12 +435,13 @@ def _subtree(v: Any, t: TypeNode) -> FieldSet:
         out: FieldSet = {fp.MEMBER: {}}
         skip = t.skip
         kids = t._kids
-        for key, val in v.items():
+        for key in sorted(v):
+            val = v[key]
             if key in skip:
                 continue
             ct = kids.get(key)
             ctype = (ct or t.child(key))[0]
-            if ctype.leaf or (type(val) is not dict and type(val) is not list) and ctype.shape != LIST:
+            if ctype.leaf or ((type(val) is not dict and type(val) is not list) and ctype.shape != LIST):
                 out["f:" + key] = {}
             else:
                 out["f:" + key] = _subtree(val, ctype)
@@ -438,7 +455,7 @@ def _subtree(v: Any, t: TypeNode) -> FieldSet:
             pe = _item_element(t, item, i, (), [])
             if pe is not None:
                 out[pe] = {} if it.leaf else _subtree(item, it)
-        return out
+        return fp.canonical_level(out) if len(out) > 2 else out
     return {}
 
 
@@ -467,6 +484,8 @@ def _merge(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple[str, st
     else:
         lv_t = type(lv)
     t = _deduce(t, rv)
+    if rv is None and not t.leaf and lv_t in (dict, list) and lv:
+        return lv  # (a null over a granular map or list: the config has no items, the live ones stay)
     if lv_t is not None and t.shape != SCALAR and lv_t is not type(rv):
         return rv  # a deduced value changed shape, or a null: the config's wins
     if _leaf_here(t, lv, rv):

@@ -1,0 +1,273 @@
+"""The ``FieldsV1`` set algebra of fakeapi.fieldpath against structured-merge-diff's ``fieldpath.Set``.
+
+A set is the ``fieldsV1`` tree of a managedFields entry: a child ``{}`` is a member
+leaf, a child holding ``"."`` is a member with members under it, and a child
+without ``"."`` that has children only leads to members. Every case below is
+what ``sigs.k8s.io/structured-merge-diff/fieldpath`` answers for the same sets
+(``Union``, ``Difference``, ``Intersection``, ``RecursiveDifference``,
+``Leaves``, ``Iterate``, ``Path.String``, and the order ``FieldsV1`` is
+serialized in).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from fakeapi import fieldpath as fp
+
+FieldSet = dict[str, Any]
+
+C = 'k:{"name":"c"}'  # a containers item
+PORT = 'k:{"containerPort":80,"protocol":"TCP"}'
+
+# ------------------------------------------------------------------ union
+
+UNION: list[tuple[str, FieldSet, FieldSet, FieldSet]] = [
+    ("member-and-child-make-member-with-child",
+     {"f:a": {}}, {"f:a": {"f:b": {}}}, {"f:a": {".": {}, "f:b": {}}}),
+    ("disjoint", {"f:a": {}}, {"f:b": {}}, {"f:a": {}, "f:b": {}}),
+    ("non-members-stay-non-members",
+     {"f:a": {"f:b": {}}}, {"f:a": {"f:c": {}}}, {"f:a": {"f:b": {}, "f:c": {}}}),
+    ("member-already-there",
+     {"f:a": {".": {}, "f:b": {}}}, {"f:a": {}}, {"f:a": {".": {}, "f:b": {}}}),
+    ("empty-right", {"f:a": {"f:b": {}}}, {}, {"f:a": {"f:b": {}}}),
+    ("empty-left", {}, {"f:a": {"f:b": {}}}, {"f:a": {"f:b": {}}}),
+    ("list-items-by-key",
+     {"f:containers": {C: {".": {}, "f:name": {}}}},
+     {"f:containers": {C: {"f:image": {}}, 'k:{"name":"d"}': {}}},
+     {"f:containers": {C: {".": {}, "f:image": {}, "f:name": {}}, 'k:{"name":"d"}': {}}}),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [c[1:] for c in UNION], ids=[c[0] for c in UNION])
+def test_union(a: FieldSet, b: FieldSet, expected: FieldSet) -> None:
+    """``Set.Union``: every path of either set; a path is a member when it is one in either."""
+    before_a, before_b = copy.deepcopy(a), copy.deepcopy(b)
+    assert fp.union(a, b) == expected
+    assert fp.union(b, a) == expected
+    assert (a, b) == (before_a, before_b)  # sets are values: the arguments are not changed
+
+
+# ------------------------------------------------------------- difference
+
+DIFFERENCE: list[tuple[str, FieldSet, FieldSet, FieldSet]] = [
+    ("removing-a-member-keeps-what-is-under-it",
+     {"f:a": {".": {}, "f:b": {}}}, {"f:a": {}}, {"f:a": {"f:b": {}}}),
+    ("removing-the-children-keeps-the-member",
+     {"f:a": {".": {}, "f:b": {}}}, {"f:a": {"f:b": {}}}, {"f:a": {}}),
+    ("a-non-member-path-does-not-remove-the-member",
+     {"f:a": {}}, {"f:a": {"f:b": {}}}, {"f:a": {}}),
+    ("everything", {"f:a": {"f:b": {}}}, {"f:a": {"f:b": {}}}, {}),
+    ("one-sibling", {"f:a": {"f:b": {}, "f:c": {}}}, {"f:a": {"f:b": {}}}, {"f:a": {"f:c": {}}}),
+    ("nothing-shared", {"f:a": {}, "f:b": {}}, {"f:c": {}}, {"f:a": {}, "f:b": {}}),
+    ("empty-right", {"f:a": {}}, {}, {"f:a": {}}),
+    ("empty-left", {}, {"f:a": {}}, {}),
+    ("list-item-field",
+     {"f:containers": {C: {".": {}, "f:image": {}, "f:name": {}}}},
+     {"f:containers": {C: {"f:image": {}}}},
+     {"f:containers": {C: {".": {}, "f:name": {}}}}),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [c[1:] for c in DIFFERENCE], ids=[c[0] for c in DIFFERENCE])
+def test_difference(a: FieldSet, b: FieldSet, expected: FieldSet) -> None:
+    """``Set.Difference``: a member of ``b`` removes only itself, never the members under it."""
+    before_a, before_b = copy.deepcopy(a), copy.deepcopy(b)
+    assert fp.difference(a, b) == expected
+    assert (a, b) == (before_a, before_b)
+
+
+# ----------------------------------------------------------- intersection
+
+INTERSECTION: list[tuple[str, FieldSet, FieldSet, FieldSet]] = [
+    ("shared-child-only", {"f:a": {".": {}, "f:b": {}}}, {"f:a": {"f:b": {}}}, {"f:a": {"f:b": {}}}),
+    ("shared-member-only", {"f:a": {".": {}, "f:b": {}}}, {"f:a": {}}, {"f:a": {}}),
+    ("disjoint", {"f:a": {}}, {"f:b": {}}, {}),
+    ("disjoint-under-a-common-prefix", {"f:a": {"f:b": {}}}, {"f:a": {"f:c": {}}}, {}),
+    ("member-versus-non-member", {"f:a": {}}, {"f:a": {"f:b": {}}}, {}),
+    ("empty", {"f:a": {}}, {}, {}),
+    ("conflict-style",
+     {"f:spec": {"f:replicas": {}, "f:template": {"f:spec": {"f:containers": {
+         C: {".": {}, "f:image": {}, "f:name": {}}}}}}},
+     {"f:spec": {"f:replicas": {}, "f:paused": {}, "f:template": {"f:spec": {"f:containers": {
+         C: {"f:image": {}}}}}}},
+     {"f:spec": {"f:replicas": {}, "f:template": {"f:spec": {"f:containers": {C: {"f:image": {}}}}}}}),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [c[1:] for c in INTERSECTION],
+                         ids=[c[0] for c in INTERSECTION])
+def test_intersection(a: FieldSet, b: FieldSet, expected: FieldSet) -> None:
+    """``Set.Intersection``: the paths that are members in both sets (commutative)."""
+    assert fp.intersection(a, b) == expected
+    assert fp.intersection(b, a) == expected
+
+
+# --------------------------------------------------- recursive difference
+
+RECURSIVE: list[tuple[str, FieldSet, FieldSet, FieldSet]] = [
+    ("a-member-removes-its-subtree", {"f:a": {".": {}, "f:b": {}}}, {"f:a": {}}, {}),
+    ("a-member-removes-paths-under-it", {"f:a": {"f:b": {"f:c": {}}}}, {"f:a": {}}, {}),
+    ("a-non-member-path-removes-only-its-members",
+     {"f:a": {"f:b": {}, "f:c": {}}}, {"f:a": {"f:b": {}}}, {"f:a": {"f:c": {}}}),
+    ("unrelated-paths-stay",
+     {"f:a": {".": {}, "f:b": {}}}, {"f:a": {"f:c": {}}}, {"f:a": {".": {}, "f:b": {}}}),
+    ("status-reset",
+     {"f:spec": {"f:x": {}}, "f:status": {".": {}, "f:phase": {}}}, {"f:status": {}}, {"f:spec": {"f:x": {}}}),
+    ("empty-right", {"f:a": {}}, {}, {"f:a": {}}),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [c[1:] for c in RECURSIVE], ids=[c[0] for c in RECURSIVE])
+def test_recursive_difference(a: FieldSet, b: FieldSet, expected: FieldSet) -> None:
+    """``Set.RecursiveDifference``: a member of ``b`` removes itself and everything under it
+    (how the fields a subresource resets are dropped from an entry)."""
+    assert fp.recursive_difference(a, b) == expected
+
+
+def test_difference_and_recursive_difference_differ_on_a_member_with_children() -> None:
+    """Where the two differ: removing ``.a`` from ``{.a, .a.b}`` keeps ``.a.b`` only in ``Difference``."""
+    s: FieldSet = {"f:a": {".": {}, "f:b": {}}}
+    assert fp.difference(s, {"f:a": {}}) == {"f:a": {"f:b": {}}}
+    assert fp.recursive_difference(s, {"f:a": {}}) == {}
+
+
+# ------------------------------------------------------------------ leaves
+
+LEAVES: list[tuple[str, FieldSet, FieldSet]] = [
+    ("a-member-with-members-under-it-is-not-a-leaf",
+     {"f:a": {".": {}, "f:b": {}}, "f:c": {}}, {"f:a": {"f:b": {}}, "f:c": {}}),
+    ("nested", {"f:a": {"f:b": {".": {}, "f:c": {}}}}, {"f:a": {"f:b": {"f:c": {}}}}),
+    ("list-item-member",
+     {"f:containers": {C: {".": {}, "f:image": {}, "f:name": {}}}},
+     {"f:containers": {C: {"f:image": {}, "f:name": {}}}}),
+    ("list-item-without-fields", {"f:containers": {C: {}}}, {"f:containers": {C: {}}}),
+    ("empty", {}, {}),
+]
+
+
+@pytest.mark.parametrize(("a", "expected"), [c[1:] for c in LEAVES], ids=[c[0] for c in LEAVES])
+def test_leaves(a: FieldSet, expected: FieldSet) -> None:
+    """``Set.Leaves``: the members with no members under them (what a conflict is reported on)."""
+    assert fp.leaves(a) == expected
+
+
+# ------------------------------------------------------------------- paths
+
+
+def test_paths_lists_members_only_in_go_order() -> None:
+    """``Set.Iterate``: members only (a path that just leads to members is not one), depth first,
+    siblings in PathElement order."""
+    s = {
+        "f:b": {},
+        "f:a": {".": {}, 'k:{"name":"x"}': {"f:c": {}}},
+        "f:spec": {"f:ports": {PORT: {".": {}, "f:containerPort": {}}}},
+    }
+    assert fp.paths(s) == [
+        ("f:a",),
+        ("f:a", 'k:{"name":"x"}', "f:c"),
+        ("f:b",),
+        ("f:spec", "f:ports", PORT),
+        ("f:spec", "f:ports", PORT, "f:containerPort"),
+    ]
+
+
+def test_paths_of_the_empty_set() -> None:
+    """The empty set has no members."""
+    assert fp.paths({}) == []
+
+
+# ------------------------------------------------------------- path_string
+
+PATH_STRINGS: list[tuple[tuple[str, ...], str]] = [
+    (("f:spec", C, "f:image"), '.spec[name="c"].image'),
+    (("f:spec", "f:template", "f:spec", "f:containers", C, "f:image"),
+     '.spec.template.spec.containers[name="c"].image'),
+    (("f:spec", "f:replicas"), ".spec.replicas"),
+    (("f:metadata", "f:finalizers", 'v:"x"'), '.metadata.finalizers[="x"]'),
+    (("f:values", "v:5"), ".values[=5]"),
+    (("f:ports", PORT), '.ports[containerPort=80,protocol="TCP"]'),
+    (("f:args", "i:3"), ".args[3]"),
+    (("f:metadata", "f:labels", "f:app.kubernetes.io/name"), ".metadata.labels.app.kubernetes.io/name"),
+    ((), ""),
+]
+
+
+@pytest.mark.parametrize(("elements", "text"), PATH_STRINGS, ids=[t or "root" for _, t in PATH_STRINGS])
+def test_path_string(elements: tuple[str, ...], text: str) -> None:
+    """``Path.String``: ``.field``, ``[key=value,...]``, ``[=value]``, ``[index]`` (as conflict
+    messages and causes print a field)."""
+    assert fp.path_string(elements) == text
+
+
+# ------------------------------------------------------- path elements
+
+KEY_ELEMENTS: list[tuple[dict[str, Any], str]] = [
+    ({"name": "c"}, 'k:{"name":"c"}'),
+    ({"protocol": "TCP", "containerPort": 80}, 'k:{"containerPort":80,"protocol":"TCP"}'),
+    ({"containerPort": 80, "protocol": "TCP"}, 'k:{"containerPort":80,"protocol":"TCP"}'),
+    ({"uid": "1234"}, 'k:{"uid":"1234"}'),
+    ({"port": 8080}, 'k:{"port":8080}'),
+    ({"name": 'a"b'}, 'k:{"name":"a\\"b"}'),
+    ({"name": "a b"}, 'k:{"name":"a b"}'),
+]
+
+
+@pytest.mark.parametrize(("fields", "element"), KEY_ELEMENTS, ids=[e for _, e in KEY_ELEMENTS])
+def test_key_element(fields: dict[str, Any], element: str) -> None:
+    """An associative list item's element: its key fields as compact JSON, sorted by name."""
+    assert fp.key_element(fields) == element
+    assert json.loads(element[2:]) == fields
+
+
+@pytest.mark.parametrize(("value", "element"), [("x", 'v:"x"'), (5, "v:5"), (True, "v:true"), ("a b", 'v:"a b"')])
+def test_value_element(value: Any, element: str) -> None:
+    """A set item's element: its value as compact JSON."""
+    assert fp.value_element(value) == element
+
+
+def test_field_element() -> None:
+    """A struct field or map key is ``f:<name>``, unquoted."""
+    assert fp.field_element("app.kubernetes.io/name") == "f:app.kubernetes.io/name"
+
+
+# --------------------------------------------------------------- canonical
+
+CANONICAL: list[tuple[str, FieldSet, list[str]]] = [
+    ("dot-then-fields-keys-values-indexes",
+     {"i:1": {}, 'v:"a"': {}, 'k:{"a":1}': {}, "f:z": {}, "f:a": {}, ".": {}},
+     [".", "f:a", "f:z", 'k:{"a":1}', 'v:"a"', "i:1"]),
+    ("fields-by-name", {"f:b": {}, "f:B": {}, "f:a": {}, "f:aa": {}}, ["f:B", "f:a", "f:aa", "f:b"]),
+    ("numbers-compare-as-numbers", {"v:10": {}, "v:2": {}, "i:10": {}, "i:2": {}}, ["v:2", "v:10", "i:2", "i:10"]),
+    ("numbers-before-strings-before-booleans", {"v:true": {}, 'v:"a"': {}, "v:3": {}}, ["v:3", 'v:"a"', "v:true"]),
+    ("false-before-true", {"v:true": {}, "v:false": {}}, ["v:false", "v:true"]),
+    ("keys-by-field-then-value",
+     {'k:{"containerPort":443,"protocol":"TCP"}': {}, 'k:{"containerPort":80,"protocol":"UDP"}': {},
+      'k:{"containerPort":80,"protocol":"TCP"}': {}},
+     ['k:{"containerPort":80,"protocol":"TCP"}', 'k:{"containerPort":80,"protocol":"UDP"}',
+      'k:{"containerPort":443,"protocol":"TCP"}']),
+]
+
+
+@pytest.mark.parametrize(("a", "order"), [c[1:] for c in CANONICAL], ids=[c[0] for c in CANONICAL])
+def test_canonical_order(a: FieldSet, order: list[str]) -> None:
+    """``FieldsV1`` serialization order: ``.`` first, then PathElement order (fields by name,
+    keys, values, indexes; values compared as values: numbers, strings, booleans)."""
+    out = fp.canonical(a)
+    assert list(out) == order
+    assert out == a
+
+
+def test_canonical_orders_every_level() -> None:
+    """The order applies at every depth, and the set itself is unchanged."""
+    a = {"f:spec": {"f:template": {}, "f:replicas": {}, ".": {}},
+         "f:metadata": {"f:labels": {"f:b": {}, ".": {}, "f:a": {}}}}
+    out = fp.canonical(a)
+    assert list(out) == ["f:metadata", "f:spec"]
+    assert list(out["f:spec"]) == [".", "f:replicas", "f:template"]
+    assert list(out["f:metadata"]["f:labels"]) == [".", "f:a", "f:b"]
+    assert out == a

@@ -1,0 +1,573 @@
+"""``metadata.managedFields`` on every write, and server-side apply, through APIServer.
+
+Each test pins one behaviour of kube-apiserver's field manager
+(``k8s.io/apimachinery/pkg/util/managedfields``) over structured-merge-diff:
+who owns what after a create, update, status write or apply; apply conflicts
+(409 with ``FieldManagerConflict`` causes) and ``force``; shared ownership; the
+pruning of fields an applier stops applying; and the errors of a malformed apply.
+The actor of a non-apply write is its field manager.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+import yaml
+from support import expect_error, widget, widget_crd
+
+from fakeapi.errors import ApiError
+from fakeapi.server import APIServer
+
+NS = "default"
+C = 'k:{"name":"c"}'
+PORT = 'k:{"containerPort":80,"protocol":"TCP"}'
+
+
+def deployment_config(**spec: Any) -> dict[str, Any]:
+    """The applied configuration of Deployment ``default/d`` (``spec`` fields override its spec)."""
+    body: dict[str, Any] = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "d", "namespace": NS},
+        "spec": {
+            "replicas": 2,
+            "selector": {"matchLabels": {"app": "d"}},
+            "template": {
+                "metadata": {"labels": {"app": "d"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}]}]},
+            },
+        },
+    }
+    body["spec"].update(spec)
+    return body
+
+
+#: What the applier of :func:`deployment_config` owns.
+DEPLOYMENT_FIELDS: dict[str, Any] = {
+    "f:spec": {
+        "f:replicas": {},
+        "f:selector": {},
+        "f:template": {
+            "f:metadata": {"f:labels": {"f:app": {}}},
+            "f:spec": {"f:containers": {C: {
+                ".": {}, "f:image": {}, "f:name": {},
+                "f:ports": {PORT: {".": {}, "f:containerPort": {}}},
+            }}},
+        },
+    },
+}
+
+
+def apply(api: APIServer, body: Any, *, manager: str = "kubectl", force: bool | None = None,
+          name: str = "d") -> dict[str, Any]:
+    """Server-side apply of ``body`` to Deployment ``default/<name>``."""
+    return api.patch("Deployment", name, body, namespace=NS, api_version="apps/v1", patch_type="apply",
+                     field_manager=manager, force=force)
+
+
+def entries(obj: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The managedFields entries of ``obj`` by manager name."""
+    out = {e["manager"]: e for e in obj["metadata"].get("managedFields") or []}
+    assert len(out) == len(obj["metadata"].get("managedFields") or []), "one entry per manager expected here"
+    return out
+
+
+def fields(obj: dict[str, Any], manager: str) -> dict[str, Any]:
+    """The ``fieldsV1`` of ``manager``'s entry."""
+    out: dict[str, Any] = entries(obj)[manager]["fieldsV1"]
+    return out
+
+
+def pod_body(**labels: str) -> dict[str, Any]:
+    """Pod ``default/p`` as ``kubectl run p --image=nginx`` creates it."""
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": NS, "labels": labels or {"run": "p"}},
+            "spec": {"containers": [{"name": "nginx", "image": "nginx"}]}}
+
+
+# ------------------------------------------------------- non-apply writes
+
+#: What ``kubectl run`` owns after creating :func:`pod_body` (the defaults included).
+POD_FIELDS: dict[str, Any] = {
+    "f:metadata": {"f:labels": {".": {}, "f:run": {}}},
+    "f:spec": {
+        "f:containers": {'k:{"name":"nginx"}': {
+            ".": {}, "f:image": {}, "f:imagePullPolicy": {}, "f:name": {}, "f:resources": {},
+            "f:terminationMessagePath": {}, "f:terminationMessagePolicy": {},
+        }},
+        "f:dnsPolicy": {}, "f:enableServiceLinks": {}, "f:restartPolicy": {}, "f:schedulerName": {},
+        "f:securityContext": {}, "f:terminationGracePeriodSeconds": {},
+    },
+}
+
+
+def test_create_records_one_update_entry() -> None:
+    """A create gives its field manager one ``Update`` entry owning what it set and the defaults
+    (compared with the Go zero value, so ``spec`` itself is not a member); server-set metadata
+    (name, uid, resourceVersion, ...) and status are never owned by a main-resource write."""
+    api = APIServer()
+    pod = api.create(pod_body(), actor="kubectl-run")
+    assert pod["metadata"]["managedFields"] == [{
+        "manager": "kubectl-run",
+        "operation": "Update",
+        "apiVersion": "v1",
+        "time": api.clock.timestamp(),
+        "fieldsType": "FieldsV1",
+        "fieldsV1": POD_FIELDS,
+    }]
+    assert api.get("Pod", "p", NS)["metadata"]["managedFields"] == pod["metadata"]["managedFields"]
+
+
+def test_create_serializes_fields_in_go_order() -> None:
+    """``fieldsV1`` is written as Go serializes it: ``.`` first, then elements sorted."""
+    api = APIServer()
+    pod = api.create(pod_body(), actor="kubectl-run")
+    text = json.dumps(pod["metadata"]["managedFields"][0]["fieldsV1"])
+    assert text == json.dumps(POD_FIELDS)
+
+
+def test_second_updater_gets_its_own_entry() -> None:
+    """An update by another manager records only what it changed, at its time; the creator's
+    entry (and its time) is unchanged."""
+    api = APIServer()
+    pod = api.create(pod_body(), actor="kubectl-run")
+    first = copy.deepcopy(pod["metadata"]["managedFields"][0])
+    api.clock.advance("1m")
+    pod["metadata"]["labels"]["tier"] = "web"
+    updated = api.update(pod, actor="labeler")
+    assert entries(updated)["kubectl-run"] == first
+    assert entries(updated)["labeler"] == {
+        "manager": "labeler",
+        "operation": "Update",
+        "apiVersion": "v1",
+        "time": api.clock.timestamp(),
+        "fieldsType": "FieldsV1",
+        "fieldsV1": {"f:metadata": {"f:labels": {"f:tier": {}}}},
+    }
+    assert [e["manager"] for e in updated["metadata"]["managedFields"]] == ["kubectl-run", "labeler"]
+
+
+def test_changing_a_field_takes_it_from_its_owner() -> None:
+    """A changed value moves to the writer; a removed field leaves every manager."""
+    api = APIServer()
+    pod = api.create(pod_body(run="p", tier="web"), actor="kubectl-run")
+    pod["metadata"]["labels"] = {"run": "q"}
+    updated = api.update(pod, actor="relabeler")
+    assert fields(updated, "kubectl-run")["f:metadata"] == {"f:labels": {}}  # (labels itself, a member)
+    assert fields(updated, "relabeler") == {"f:metadata": {"f:labels": {"f:run": {}}}}
+
+
+def test_noop_update_touches_nothing() -> None:
+    """An update that changes nothing is not written: same resourceVersion, and the managedFields
+    are unchanged (no entry for the new manager, no new time)."""
+    api = APIServer()
+    pod = api.create(pod_body(), actor="kubectl-run")
+    api.clock.advance("1m")
+    again = api.update(copy.deepcopy(pod), actor="someone-else")
+    assert again["metadata"]["resourceVersion"] == pod["metadata"]["resourceVersion"]
+    assert again["metadata"]["managedFields"] == pod["metadata"]["managedFields"]
+    assert api.get("Pod", "p", NS) == pod
+
+
+def test_update_without_managed_fields_keeps_them() -> None:
+    """A client that drops ``metadata.managedFields`` from its body does not erase them: the
+    stored entries are the starting point."""
+    api = APIServer()
+    pod = api.create(pod_body(), actor="kubectl-run")
+    body = copy.deepcopy(pod)
+    del body["metadata"]["managedFields"]
+    body["metadata"]["labels"]["tier"] = "web"
+    updated = api.update(body, actor="labeler")
+    assert set(entries(updated)) == {"kubectl-run", "labeler"}
+    assert fields(updated, "kubectl-run") == POD_FIELDS
+
+
+def test_single_empty_entry_resets_managed_fields() -> None:
+    """``managedFields: [{}]`` in an update clears them (the documented reset)."""
+    api = APIServer()
+    pod = api.create(pod_body(), actor="kubectl-run")
+    pod["metadata"]["managedFields"] = [{}]
+    updated = api.update(pod, actor="janitor")
+    assert "managedFields" not in updated["metadata"]
+    assert "managedFields" not in api.get("Pod", "p", NS)["metadata"]
+
+
+def test_custom_resource_create_owns_spec_itself() -> None:
+    """A custom resource is compared with an empty object (not a Go zero value): ``spec`` is
+    added, so it is a member (``.``), with the schema's defaults owned by the creator."""
+    api = APIServer()
+    api.register_crd(widget_crd())
+    w = api.create(widget("w1", NS, spec={"items": ["a"]}), actor="creator")
+    assert fields(w, "creator") == {"f:spec": {".": {}, "f:items": {}, "f:replicas": {}}}
+    assert entries(w)["creator"]["apiVersion"] == "example.com/v1"
+
+
+def test_status_write_records_a_status_entry() -> None:
+    """A ``/status`` write's entry carries ``subresource: status`` and owns only status fields
+    (spec sent along is ignored and not owned); the main entry is untouched."""
+    api = APIServer()
+    api.register_crd(widget_crd())
+    w = api.create(widget("w1", NS, spec={"replicas": 3}), actor="creator")
+    creator = copy.deepcopy(entries(w)["creator"])
+    w["status"] = {"phase": "Ready"}
+    w["spec"]["replicas"] = 9
+    s = api.update(w, actor="widget-controller", subresource="status")
+    assert s["spec"]["replicas"] == 3
+    assert entries(s)["creator"] == creator
+    assert entries(s)["widget-controller"] == {
+        "manager": "widget-controller",
+        "operation": "Update",
+        "apiVersion": "example.com/v1",
+        "time": api.clock.timestamp(),
+        "fieldsType": "FieldsV1",
+        "fieldsV1": {"f:status": {".": {}, "f:phase": {}}},
+        "subresource": "status",
+    }
+
+
+def test_main_resource_write_does_not_own_status() -> None:
+    """With a status subresource, status in a main-resource write is reset and never owned."""
+    api = APIServer()
+    api.register_crd(widget_crd())
+    w = api.create({**widget("w1", NS, spec={"replicas": 3}), "status": {"phase": "x"}}, actor="creator")
+    assert "f:status" not in fields(w, "creator")
+
+
+# ----------------------------------------------------------- apply basics
+
+
+def test_apply_requires_a_field_manager() -> None:
+    """An apply patch without ``fieldManager`` is an invalid PatchOptions (422)."""
+    api = APIServer()
+    expect_error(
+        lambda: api.patch("Deployment", "d", deployment_config(), namespace=NS, api_version="apps/v1",
+                          patch_type="apply"),
+        422, "Invalid",
+        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+        {"group": "meta.k8s.io", "kind": "PatchOptions", "causes": [{
+            "reason": "FieldValueRequired", "message": "Required value: is required for apply patch",
+            "field": "fieldManager"}]})
+
+
+@pytest.mark.parametrize("force", [True, False])
+def test_force_on_a_non_apply_patch_is_rejected(force: bool) -> None:
+    """``force`` (even false) may only accompany an apply patch (422)."""
+    api = APIServer()
+    apply(api, deployment_config())
+    expect_error(
+        lambda: api.patch("Deployment", "d", {"metadata": {"labels": {"a": "b"}}}, namespace=NS,
+                          api_version="apps/v1", patch_type="merge", force=force),
+        422, "Invalid",
+        'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch')
+
+
+def test_apply_creates_a_missing_object() -> None:
+    """An apply of a missing object creates it; its one entry is an ``Apply`` entry."""
+    api = APIServer()
+    created = apply(api, deployment_config())
+    stored = api.get("Deployment", "d", NS)
+    assert stored == created
+    assert stored["metadata"]["uid"]
+    assert stored["metadata"]["managedFields"] == [{
+        "manager": "kubectl",
+        "operation": "Apply",
+        "apiVersion": "apps/v1",
+        "time": api.clock.timestamp(),
+        "fieldsType": "FieldsV1",
+        "fieldsV1": DEPLOYMENT_FIELDS,
+    }]
+
+
+def test_apply_owns_what_the_config_sets() -> None:
+    """The applier owns exactly its configuration: ``spec.selector`` (an atomic LabelSelector) as
+    one member, the port under its full key (``protocol`` filled from its default), and
+    neither the server-set metadata nor the defaults the server added."""
+    api = APIServer()
+    d = apply(api, deployment_config())
+    assert fields(d, "kubectl") == DEPLOYMENT_FIELDS
+    assert fields(d, "kubectl")["f:spec"]["f:selector"] == {}
+    assert d["spec"]["template"]["spec"]["containers"][0]["ports"] == [{"containerPort": 80, "protocol": "TCP"}]
+    assert d["spec"]["strategy"]["type"] == "RollingUpdate"  # defaulted, owned by no one
+
+
+@pytest.mark.parametrize("form", ["dict", "json", "yaml"])
+def test_apply_body_forms(form: str) -> None:
+    """The applied configuration may be YAML or JSON text, or (in-process) a dict."""
+    config = deployment_config()
+    body: Any = {"dict": config, "json": json.dumps(config), "yaml": yaml.safe_dump(config)}[form]
+    api = APIServer()
+    d = apply(api, body)
+    assert d["spec"]["replicas"] == 2
+    assert fields(d, "kubectl") == DEPLOYMENT_FIELDS
+
+
+def test_reapplying_the_same_config_is_a_noop() -> None:
+    """Re-applying an identical configuration writes nothing: same resourceVersion, and the
+    entry keeps its time."""
+    api = APIServer()
+    first = apply(api, deployment_config())
+    api.clock.advance("1m")
+    again = apply(api, deployment_config())
+    assert again["metadata"]["resourceVersion"] == first["metadata"]["resourceVersion"]
+    assert again["metadata"]["managedFields"] == first["metadata"]["managedFields"]
+
+
+def test_apply_that_changes_a_value_updates_the_time() -> None:
+    """An apply that changes the object stamps its entry with the current time."""
+    api = APIServer()
+    first = apply(api, deployment_config())
+    api.clock.advance("1m")
+    again = apply(api, deployment_config(replicas=3))
+    assert again["metadata"]["resourceVersion"] != first["metadata"]["resourceVersion"]
+    assert entries(again)["kubectl"]["time"] == api.clock.timestamp()
+    assert fields(again, "kubectl") == DEPLOYMENT_FIELDS
+
+
+def test_noop_apply_by_a_new_manager_records_it_without_a_time() -> None:
+    """An apply that changes nothing still records its manager (the object is written for the new
+    entry), but without a time: the time is set only when the object changed. Entries without
+    a time sort before the others of their operation."""
+    api = APIServer()
+    first = apply(api, deployment_config())
+    api.clock.advance("1m")
+    d = apply(api, deployment_config(), manager="other")
+    assert d["metadata"]["resourceVersion"] != first["metadata"]["resourceVersion"]
+    assert "time" not in entries(d)["other"]
+    assert entries(d)["kubectl"] == entries(first)["kubectl"]
+    assert [e["manager"] for e in d["metadata"]["managedFields"]] == ["other", "kubectl"]
+
+
+def test_apply_to_the_status_subresource() -> None:
+    """An apply to ``/status`` records an ``Apply`` entry with ``subresource: status`` owning only
+    status; the spec in the configuration is ignored."""
+    api = APIServer()
+    api.register_crd(widget_crd())
+    config = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w1"},
+              "spec": {"items": ["a"], "mode": "a"}}
+    w = api.patch("Widget", "w1", config, namespace=NS, api_version="example.com/v1", patch_type="apply",
+                  field_manager="kubectl")
+    assert fields(w, "kubectl") == {"f:spec": {"f:items": {}, "f:mode": {}}}
+    status = {**config, "spec": {"mode": "b"}, "status": {"phase": "Ready"}}
+    s = api.patch("Widget", "w1", status, namespace=NS, api_version="example.com/v1", patch_type="apply",
+                  field_manager="widget-controller", subresource="status")
+    assert s["spec"] == {"items": ["a"], "mode": "a", "replicas": 1}
+    assert s["status"] == {"phase": "Ready"}
+    assert entries(s)["widget-controller"] == {
+        "manager": "widget-controller",
+        "operation": "Apply",
+        "apiVersion": "example.com/v1",
+        "time": api.clock.timestamp(),
+        "fieldsType": "FieldsV1",
+        "fieldsV1": {"f:status": {"f:phase": {}}},
+        "subresource": "status",
+    }
+    assert fields(s, "kubectl") == fields(w, "kubectl")
+
+
+# ------------------------------------------------------------- conflicts
+
+
+def scale_by_hpa(api: APIServer, replicas: int = 5, image: str | None = None) -> dict[str, Any]:
+    """A plain update of the Deployment by manager ``hpa``."""
+    d = api.get("Deployment", "d", NS)
+    d["spec"]["replicas"] = replicas
+    if image is not None:
+        d["spec"]["template"]["spec"]["containers"][0]["image"] = image
+    return api.update(d, actor="hpa")
+
+
+def test_update_takes_ownership_from_the_applier() -> None:
+    """A plain update that changes an applied field takes it from the applier."""
+    api = APIServer()
+    apply(api, deployment_config())
+    d = scale_by_hpa(api)
+    assert fields(d, "hpa") == {"f:spec": {"f:replicas": {}}}
+    assert "f:replicas" not in fields(d, "kubectl")["f:spec"]
+    assert [(e["manager"], e["operation"]) for e in d["metadata"]["managedFields"]] == [
+        ("kubectl", "Apply"), ("hpa", "Update")]  # Apply entries sort first
+
+
+def test_apply_conflict() -> None:
+    """Re-applying a value another manager changed is a 409 Conflict naming the manager (with its
+    apiVersion, being an updater) and the field; nothing is written."""
+    api = APIServer()
+    apply(api, deployment_config())
+    before = scale_by_hpa(api)
+    err = expect_error(
+        lambda: apply(api, deployment_config()),
+        409, "Conflict",
+        'Apply failed with 1 conflict: conflict with "hpa" using apps/v1: .spec.replicas',
+        {"causes": [{"reason": "FieldManagerConflict", "message": 'conflict with "hpa" using apps/v1',
+                     "field": ".spec.replicas"}]})
+    assert isinstance(err, ApiError)
+    assert err.status["code"] == 409
+    assert api.get("Deployment", "d", NS) == before
+
+
+def test_apply_conflicts_on_several_fields() -> None:
+    """Several conflicts: grouped by manager, one ``- <path>`` line each, one cause each."""
+    api = APIServer()
+    apply(api, deployment_config())
+    scale_by_hpa(api, image="nginx:2")
+    expect_error(
+        lambda: apply(api, deployment_config()),
+        409, "Conflict",
+        'Apply failed with 2 conflicts: conflicts with "hpa" using apps/v1:\n'
+        "- .spec.replicas\n"
+        '- .spec.template.spec.containers[name="c"].image',
+        {"causes": [
+            {"reason": "FieldManagerConflict", "message": 'conflict with "hpa" using apps/v1',
+             "field": ".spec.replicas"},
+            {"reason": "FieldManagerConflict", "message": 'conflict with "hpa" using apps/v1',
+             "field": '.spec.template.spec.containers[name="c"].image'},
+        ]})
+
+
+def test_conflict_with_another_applier() -> None:
+    """An applier is named without an apiVersion (appliers are one manager whatever the version)."""
+    api = APIServer()
+    apply(api, deployment_config())
+    config = deployment_config()
+    config["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:2"
+    expect_error(
+        lambda: apply(api, config, manager="other"),
+        409, "Conflict",
+        'Apply failed with 1 conflict: conflict with "kubectl": .spec.template.spec.containers[name="c"].image')
+
+
+def test_force_takes_the_field() -> None:
+    """``force`` applies the value anyway and moves the field to the applier; a manager left
+    owning nothing loses its entry."""
+    api = APIServer()
+    apply(api, deployment_config())
+    scale_by_hpa(api)
+    d = apply(api, deployment_config(), force=True)
+    assert d["spec"]["replicas"] == 2
+    assert set(entries(d)) == {"kubectl"}
+    assert fields(d, "kubectl") == DEPLOYMENT_FIELDS
+
+
+def test_same_value_is_shared_not_a_conflict() -> None:
+    """Applying the value another manager set is no conflict: both own the field."""
+    api = APIServer()
+    apply(api, deployment_config())
+    d = scale_by_hpa(api, replicas=5)
+    shared = apply(api, deployment_config(replicas=5), manager="other")
+    assert shared["spec"]["replicas"] == 5
+    assert fields(shared, "hpa") == fields(d, "hpa") == {"f:spec": {"f:replicas": {}}}
+    assert fields(shared, "other") == DEPLOYMENT_FIELDS
+
+
+def test_two_appliers_of_the_same_config_share_everything() -> None:
+    """Two appliers of the same configuration both own all of it."""
+    api = APIServer()
+    apply(api, deployment_config())
+    d = apply(api, deployment_config(), manager="other")
+    assert fields(d, "kubectl") == fields(d, "other") == DEPLOYMENT_FIELDS
+
+
+# ---------------------------------------------------------------- pruning
+
+
+def without_ports() -> dict[str, Any]:
+    """:func:`deployment_config` without the container's ports."""
+    config = deployment_config()
+    del config["spec"]["template"]["spec"]["containers"][0]["ports"]
+    return config
+
+
+def test_prune_removes_what_only_the_applier_owned() -> None:
+    """A field the applier applied before and no longer applies is removed when no one else owns it."""
+    api = APIServer()
+    apply(api, deployment_config())
+    d = apply(api, without_ports())
+    assert "ports" not in d["spec"]["template"]["spec"]["containers"][0]
+    assert "f:ports" not in fields(d, "kubectl")["f:spec"]["f:template"]["f:spec"]["f:containers"][C]
+
+
+def test_prune_keeps_what_another_manager_owns() -> None:
+    """A field the applier stops applying stays while another manager owns it too."""
+    api = APIServer()
+    apply(api, deployment_config())
+    apply(api, deployment_config(), manager="other")
+    d = apply(api, without_ports())
+    assert d["spec"]["template"]["spec"]["containers"][0]["ports"] == [{"containerPort": 80, "protocol": "TCP"}]
+    assert "f:ports" not in fields(d, "kubectl")["f:spec"]["f:template"]["f:spec"]["f:containers"][C]
+    assert fields(d, "other") == DEPLOYMENT_FIELDS
+
+
+def test_prune_of_a_shared_label_then_of_the_last_owner() -> None:
+    """Shared ownership released one applier at a time: the label stays until its last owner drops it."""
+    api = APIServer()
+    labelled = deployment_config()
+    labelled["metadata"]["labels"] = {"team": "a"}
+    apply(api, labelled)
+    apply(api, {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "labels": {"team": "a"}}},
+          manager="labeller")
+    d = apply(api, deployment_config())
+    assert d["metadata"]["labels"] == {"team": "a"}
+    assert fields(d, "labeller") == {"f:metadata": {"f:labels": {"f:team": {}}}}
+    assert "f:metadata" not in fields(d, "kubectl")
+    d = apply(api, {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}}, manager="labeller")
+    assert not d["metadata"].get("labels")
+    assert set(entries(d)) == {"kubectl"}
+
+
+def test_pruned_field_with_a_default_is_defaulted_again() -> None:
+    """A pruned field that has a default is reset to it (``replicas`` back to 1)."""
+    api = APIServer()
+    apply(api, deployment_config(replicas=3))
+    config = deployment_config()
+    del config["spec"]["replicas"]
+    d = apply(api, config)
+    assert d["spec"]["replicas"] == 1
+    assert "f:replicas" not in fields(d, "kubectl")["f:spec"]
+
+
+# ------------------------------------------------------- malformed applies
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"metadata": {"name": "d", "managedFields": []}}, "metadata.managedFields must be nil"),
+    ({"metadata": {"name": "d", "managedFields": [{"manager": "x", "operation": "Apply"}]}},
+     "metadata.managedFields must be nil"),
+    ({"apiVersion": "apps/v1beta1"},
+     "Incorrect version specified in apply patch. Specified patch version: apps/v1beta1, expected: apps/v1"),
+    ({"apiVersion": "v1"}, "Incorrect version specified in apply patch. Specified patch version: v1, expected: apps/v1"),
+], ids=["managed-fields-empty", "managed-fields", "other-version", "core-version"])
+def test_malformed_apply_is_a_bad_request(change: dict[str, Any], message: str) -> None:
+    """An apply may not carry managedFields, and must name the endpoint's apiVersion (400);
+    nothing is created."""
+    api = APIServer()
+    err = expect_error(lambda: apply(api, {**deployment_config(), **change}), 400, "BadRequest", message)
+    assert err.message.startswith(message.split(".")[0])
+    expect_error(lambda: api.get("Deployment", "d", NS), 404, "NotFound")
+
+
+@pytest.mark.parametrize("exists", [False, True], ids=["create", "update"])
+def test_apply_with_a_duplicate_key_fails_to_type(exists: bool) -> None:
+    """A configuration whose keyed list repeats a key cannot be read as a typed object: a 500
+    (a non-Status error, so no reason) naming the object and the duplicate."""
+    api = APIServer()
+    if exists:
+        apply(api, deployment_config())
+    config = deployment_config()
+    config["spec"]["template"]["spec"]["containers"].append({"name": "c", "image": "busybox"})
+    err = expect_error(lambda: apply(api, config), 500, "")
+    assert err.message.startswith("failed to create typed patch object (default/d; apps/v1, Kind=Deployment):")
+    assert 'duplicate entries for key [name="c"]' in err.message
+    assert err.message == ("failed to create typed patch object (default/d; apps/v1, Kind=Deployment): "
+                           '.spec.template.spec.containers: duplicate entries for key [name="c"]')
+
+
+def test_apply_of_an_undeclared_field_to_a_built_in_fails_to_type() -> None:
+    """A built-in's Go type has no room for an unknown field: whatever ``fieldValidation`` says, the
+    configuration cannot be read as a typed object (500, ``field not declared in schema``)."""
+    api = APIServer()
+    config = {**deployment_config(), "bogus": 1}
+    err = expect_error(lambda: apply(api, config), 500, "")
+    assert err.message == ("failed to create typed patch object (default/d; apps/v1, Kind=Deployment): "
+                           ".bogus: field not declared in schema")
