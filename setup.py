@@ -21,10 +21,11 @@ from setuptools import setup
 
 #: The modules compiled with FAKEAPI_MYPYC=1: pure functions and plain records over JSON
 #: values (the Go codec, the decode pipeline, patches, equality, metadata validation,
-#: selectors, the store). Classes a user may subclass or spy on (the server, the client,
+#: selectors, the store, field sets and their typed walks). Classes a user may subclass or spy on (the server, the client,
 #: the host) stay Python; so do exception classes with class attributes (see patcherrors.py).
 COMPILED = [
     "fakeapi/defaults.py",
+    "fakeapi/fieldpath.py",
     "fakeapi/gccollect.py",
     "fakeapi/godecode.py",
     "fakeapi/gomodel.py",
@@ -37,6 +38,7 @@ COMPILED = [
     "fakeapi/store.py",
     "fakeapi/structural.py",
     "fakeapi/trace.py",
+    "fakeapi/typedfields.py",
 ]
 
 WANTED = os.environ.get("FAKEAPI_MYPYC") == "1"

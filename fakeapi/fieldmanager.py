@@ -30,15 +30,7 @@ from typing import Any
 from . import errors
 from . import fieldpath as fp
 from .fieldpath import FieldSet
-from .typedfields import (
-    Comparison,
-    TypeNode,
-    compare,
-    merge,
-    named_fields_as_members,
-    remove_items,
-    to_field_set,
-)
+from .typedfields import TypeNode, changes, merge, named_fields_as_members, remove_items, to_field_set
 
 APPLY, UPDATE = "Apply", "Update"
 
@@ -53,9 +45,9 @@ _MAIN_RESET: FieldSet = {"f:status": {}}
 _STATUS_RESET: FieldSet = {"f:spec": {}}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ManagerEntry:
-    """One managedFields entry, its ``fieldsV1`` being the owned set."""
+    """One managedFields entry, its ``fieldsV1`` being the owned set (a value: never changed once made)."""
 
     manager: str
     operation: str
@@ -140,11 +132,15 @@ def _ignored(subresource: str, status_subresource: bool) -> FieldSet:
 _UNOWNED_ROOT = frozenset({"apiVersion", "kind"})
 
 
+_SKIP_STATUS_WRITE = _UNOWNED_ROOT | {"spec"}
+_SKIP_MAIN_WRITE = _UNOWNED_ROOT | {"status"}
+
+
 def compare_skip(subresource: str, status_subresource: bool) -> frozenset[str]:
     """The top-level fields a write's comparison passes over: never owned, or reset by the subresource."""
     if subresource == "status":
-        return _UNOWNED_ROOT | {"spec"}
-    return _UNOWNED_ROOT | {"status"} if status_subresource else _UNOWNED_ROOT
+        return _SKIP_STATUS_WRITE
+    return _SKIP_MAIN_WRITE if status_subresource else _UNOWNED_ROOT
 
 
 def _strip(s: FieldSet, ignored: FieldSet) -> FieldSet:
@@ -157,9 +153,6 @@ def _strip(s: FieldSet, ignored: FieldSet) -> FieldSet:
     return s
 
 
-def _filtered(cmp: Comparison, ignored: FieldSet) -> Comparison:
-    return Comparison(_strip(cmp.added, ignored), _strip(cmp.modified, ignored), _strip(cmp.removed, ignored))
-
 
 def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager: str, api_version: str,
                   subresource: str, now: str) -> Managed:
@@ -168,14 +161,12 @@ def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager:
     ``t``: the object's root type skipping the fields no manager owns, and those the subresource
     resets (:func:`compare_skip`).
     """
-    cmp = compare(old, new, t)  # (``t`` skips what no manager owns: see compare_skip)
-    added = cmp.added
-    meta = added.get("f:metadata")
+    changed, removed = changes(old, new, t)  # (``t`` skips what no manager owns: see compare_skip)
+    meta = changed.get("f:metadata")
     if meta is not None and (not meta or fp.MEMBER in meta):  # (metadata added whole: itself never owned)
-        added = {**added, "f:metadata": {k: v for k, v in meta.items() if k != fp.MEMBER}}
-        if not added["f:metadata"]:
-            del added["f:metadata"]
-    changed, removed = fp.union(cmp.modified, added), cmp.removed
+        changed = {**changed, "f:metadata": {k: v for k, v in meta.items() if k != fp.MEMBER}}
+        if not changed["f:metadata"]:
+            del changed["f:metadata"]
     if not changed and not removed:
         return managed
     me = ManagerEntry(manager, UPDATE, api_version, fp.EMPTY, None, subresource)
@@ -260,8 +251,8 @@ def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: Typ
     managers[me.key] = me if last is None else ManagerEntry(manager, APPLY, api_version, config_set, last.time, subresource)
     if last is not None and last.fields:
         merged = _prune(merged, managers, last.fields, t)
-    cmp = _filtered(compare(live, merged, t), ignored)
-    changed = cmp.changed()
+    changed, removed = changes(live, merged, t)
+    changed, removed = _strip(changed, ignored), _strip(removed, ignored)
     conflicts: list[tuple[ManagerEntry, tuple[str, ...]]] = []
     out: Managed = {}
     for key, e in managers.items():
@@ -273,7 +264,7 @@ def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: Typ
         if c:
             conflicts.extend((e, p) for p in fp.paths(fp.leaves(c)))
             s = fp.difference(s, c)
-        s = fp.difference(s, cmp.removed)
+        s = fp.difference(s, removed)
         if s:
             out[key] = e if s is e.fields else e.with_fields(s)
     if conflicts and not force:

@@ -135,6 +135,7 @@ class APIServer:
         garbage_collector: bool = True,
         watch_history: int = 10_000,
         default_namespaces: bool = True,
+        managed_fields: bool = True,
     ) -> None:
         self.clock = clock or Clock()
         self.trace = Trace()
@@ -152,6 +153,10 @@ class APIServer:
         self._cond = threading.Condition(self._lock)
         self._local = threading.local()
         self._listeners: list[Callable[[str, Kind, dict[str, Any], dict[str, Any] | None], None]] = []
+        #: Keep ``metadata.managedFields`` on every write, as kube-apiserver does (the default). Off, only
+        #: objects a server-side apply has touched keep them (from that apply on), as a test that never
+        #: reads them may prefer: writes cost less, and an apply's conflicts cannot name earlier writers.
+        self.managed_fields = managed_fields
         self._zeros: dict[str, dict[str, Any]] = {}
         self._managed_memo: dict[int, tuple[Any, fieldmanager.Managed]] = {}
         #: Checks that stored snapshots are never mutated (``FAKEAPI_CHECK_SNAPSHOTS=1``), else None.
@@ -647,6 +652,8 @@ class APIServer:
         except on a subresource; otherwise the stored ones (``FieldManager.UpdateNoErrors``).
         """
         stored = old["metadata"].get("managedFields") if old is not None else None
+        if not self.managed_fields and not stored and not body_managed:
+            return  # (tracking off: objects no apply has touched keep none)
         managed = None
         if body_managed and body_managed is not stored and body_managed != stored:  # (the caller's: copied)
             managed = fieldmanager.decode(json_copy(body_managed))

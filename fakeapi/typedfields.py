@@ -336,28 +336,27 @@ def compare(old: Any, new: Any, t: TypeNode) -> Comparison:
 
     Keys in ``t.skip`` (and, through ObjectMeta's type, the server-set metadata) are passed over.
     """
+    changed, removed = changes(old, new, t)
+    added, modified = _split_changed(changed, old, t)
+    return Comparison(added, modified, removed)
+
+
+def changes(old: Any, new: Any, t: TypeNode) -> tuple[FieldSet, FieldSet]:
+    """``(Added + Modified, Removed)`` of :func:`compare`: all a field manager needs, in one walk."""
     errors: list[tuple[str, str]] = []
-    a, m, r = _compare(old, new, t, (), errors)
-    return Comparison(a, m, r)
+    return _compare(old, new, t, (), errors)
 
 
-_NOTHING: tuple[FieldSet, FieldSet, FieldSet] = (fp.EMPTY, fp.EMPTY, fp.EMPTY)
-
-
-def _same(a: Any, b: Any) -> bool:
-    return a is b or (type(a) is type(b) and a == b)
+_NOTHING: tuple[FieldSet, FieldSet] = (fp.EMPTY, fp.EMPTY)
 
 
 def _compare(lv: Any, rv: Any, t: TypeNode, path: Path,
-             errors: list[tuple[str, str]]) -> tuple[FieldSet, FieldSet, FieldSet]:
-    """(added, modified, removed) strictly under this node."""
-    if _same(lv, rv):
-        return _NOTHING
-    t = _deduce(t, rv if rv is not MISSING else lv)
+             errors: list[tuple[str, str]]) -> tuple[FieldSet, FieldSet]:
+    """(changed, removed) strictly under this node (neither side MISSING, the two not equal)."""
+    t = _deduce(t, rv)
     if _leaf_here(t, lv, rv):
         return _NOTHING  # the node itself: judged by the caller
-    added: FieldSet = {}
-    modified: FieldSet = {}
+    changed: FieldSet = {}
     removed: FieldSet = {}
     if t.shape == MAP:
         lm = lv if type(lv) is dict else {}
@@ -367,19 +366,37 @@ def _compare(lv: Any, rv: Any, t: TypeNode, path: Path,
             r_val = rm.get(key, MISSING)
             if l_val is r_val or key in skip or (type(l_val) is type(r_val) and l_val == r_val):
                 continue
-            _compare_child("f:" + key, l_val, r_val, t.child(key)[0], path, errors, added, modified, removed)
+            _child_changes("f:" + key, l_val, r_val, t.child(key)[0], path, errors, changed, removed)
         for key, r_val in rm.items():
             if key not in lm and key not in skip:
-                added["f:" + key] = _subtree(r_val, t.child(key)[0])
+                changed["f:" + key] = _subtree(r_val, t.child(key)[0])
         # (field elements sort as their names: Go's order, kept by every set operation)
-        return (_sorted(added) if len(added) > 1 else added, _sorted(modified) if len(modified) > 1 else modified,
+        return (_sorted(changed) if len(changed) > 1 else changed,
                 _sorted(removed) if len(removed) > 1 else removed)
+    it = t.item()
+    if type(lv) is list and type(rv) is list and len(lv) == len(rv):
+        # the common case, items in the same places: only the differing pairs are keyed
+        for i, (a, b) in enumerate(zip(lv, rv)):
+            if a is b or (type(a) is type(b) and a == b):
+                continue
+            pa = _item_element(t, a, i, path, errors)
+            if pa is None or pa != _item_element(t, b, i, path, errors):
+                break
+            _child_changes(pa, a, b, it, path, errors, changed, removed)
+        else:
+            return fp.canonical_level(changed), fp.canonical_level(removed)
+        changed, removed = {}, {}
     li = _index(t, lv, path, errors)
     ri = _index(t, rv, path, errors)
-    it = t.item()
-    for pe in _union_keys(li, ri):
-        _compare_child(pe, li.get(pe, MISSING), ri.get(pe, MISSING), it, path, errors, added, modified, removed)
-    return fp.canonical_level(added), fp.canonical_level(modified), fp.canonical_level(removed)
+    for pe, a in li.items():
+        b = ri.get(pe, MISSING)
+        if a is b or (type(a) is type(b) and a == b):
+            continue
+        _child_changes(pe, a, b, it, path, errors, changed, removed)
+    for pe, b in ri.items():
+        if pe not in li:
+            changed[pe] = _subtree(b, it)
+    return fp.canonical_level(changed), fp.canonical_level(removed)
 
 
 def _sorted(s: FieldSet) -> FieldSet:
@@ -387,41 +404,55 @@ def _sorted(s: FieldSet) -> FieldSet:
 
 
 def _leaf_here(t: TypeNode, lv: Any, rv: Any) -> bool:
-    if _is_leaf(t):
+    if t.leaf:
         return True
     if t.shape == MAP:
         return not (type(lv) is dict and lv) and not (type(rv) is dict and rv)
     return not (type(lv) is list and lv) and not (type(rv) is list and rv)
 
 
-def _compare_child(pe: str, lv: Any, rv: Any, ct: TypeNode, path: Path, errors: list[tuple[str, str]],
-                   added: FieldSet, modified: FieldSet, removed: FieldSet) -> None:
-    if _same(lv, rv):
-        return
-    if lv is MISSING:  # everything under an added or removed node is a member too
-        added[pe] = _subtree(rv, ct)
-        return
-    if rv is MISSING:
+def _child_changes(pe: str, lv: Any, rv: Any, ct: TypeNode, path: Path, errors: list[tuple[str, str]],
+                   changed: FieldSet, removed: FieldSet) -> None:
+    """Record a differing child (``lv`` present; ``rv`` MISSING when it was removed)."""
+    if rv is MISSING:  # everything under a removed node is removed too
         removed[pe] = _subtree(lv, ct)
         return
     dt = _deduce(ct, rv)
-    a, m, r = _compare(lv, rv, dt, _sub(path, pe), errors)
-    a_member = m_member = r_member = False
     if _leaf_here(dt, lv, rv):
-        if lv is MISSING:
-            a_member = True
-        elif rv is MISSING:
-            r_member = True
+        changed[pe] = {}  # (a different value: checked by the caller)
+        return
+    c, r = _compare(lv, rv, dt, _sub(path, pe), errors)
+    if c:
+        changed[pe] = c
+    if r:
+        removed[pe] = r
+
+
+def _split_changed(changed: FieldSet, old: Any, t: TypeNode) -> tuple[FieldSet, FieldSet]:
+    """``changed`` cut into (added, modified): a path ``old`` does not hold was added, with all under it."""
+    added: FieldSet = {}
+    modified: FieldSet = {}
+    t = _deduce(t, old)
+    for pe, node in changed.items():
+        if pe == fp.MEMBER:
+            continue
+        if t.shape == MAP:
+            child = old.get(pe[2:], MISSING) if type(old) is dict else MISSING
+            ct = t.child(pe[2:])[0]
         else:
-            m_member = True  # (not the same value: checked above)
-    elif lv is MISSING:
-        a_member = True
-    elif rv is MISSING:
-        r_member = True
-    for target, member, kids in ((added, a_member, a), (modified, m_member, m), (removed, r_member, r)):
-        node = fp._join(member, kids)
-        if node is not None:
-            target[pe] = node
+            child = _index(t, old, (), []).get(pe, MISSING) if type(old) is list else MISSING
+            ct = t.item()
+        if child is MISSING:
+            added[pe] = node
+            continue
+        member, kids = fp._split(node)
+        a, m = _split_changed(kids, child, ct) if kids else (fp.EMPTY, fp.EMPTY)
+        if a:
+            added[pe] = a
+        joined = fp._join(member, m)
+        if joined is not None:
+            modified[pe] = joined
+    return added, modified
 
 
 def _subtree(v: Any, t: TypeNode) -> FieldSet:

@@ -571,3 +571,19 @@ def test_apply_of_an_undeclared_field_to_a_built_in_fails_to_type() -> None:
     err = expect_error(lambda: apply(api, config), 500, "")
     assert err.message == ("failed to create typed patch object (default/d; apps/v1, Kind=Deployment): "
                            ".bogus: field not declared in schema")
+
+
+def test_tracking_off_keeps_managed_fields_only_from_the_first_apply() -> None:
+    """``APIServer(managed_fields=False)``: plain writes record nothing; an apply starts the
+    bookkeeping for its object, and later writers of that object are recorded as usual."""
+    api = APIServer(managed_fields=False)
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": NS}, "data": {"a": "1"}}
+    made = api.create(cm, actor="creator")
+    assert "managedFields" not in made["metadata"]
+    applied = api.patch("ConfigMap", "c", {**cm, "data": {"b": "2"}}, namespace=NS, patch_type="apply",
+                        field_manager="applier")
+    assert [(m["manager"], m["fieldsV1"]) for m in applied["metadata"]["managedFields"]] == [
+        ("applier", {"f:data": {"f:b": {}}})]
+    applied["data"]["a"] = "changed"
+    updated = api.update(applied, actor="editor")
+    assert {m["manager"] for m in updated["metadata"]["managedFields"]} == {"applier", "editor"}
