@@ -179,6 +179,38 @@ def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager:
     if changed:
         mine = fp.union(out[me.key].fields if me.key in out else fp.EMPTY, changed)
         out[me.key] = (prev or me).with_fields(mine, now)
+    return _cap_update_managers(out)
+
+
+#: ``DefaultMaxUpdateManagers``: past this many ``Update`` entries, the oldest are merged.
+MAX_UPDATE_MANAGERS = 10
+ANCIENT_CHANGES = "ancient-changes"
+
+
+def _cap_update_managers(managed: Managed) -> Managed:
+    """``capUpdateManagers``: merge the oldest ``Update`` entries, per apiVersion, into an
+    ``ancient-changes`` entry until at most :data:`MAX_UPDATE_MANAGERS` are left."""
+    updaters = [k for k, e in managed.items() if e.operation == UPDATE]
+    if len(updaters) <= MAX_UPDATE_MANAGERS:
+        return managed
+    updaters.sort(key=lambda k: (managed[k].time or "", _identifier(managed[k])))
+    out = dict(managed)
+    first_of_version: dict[str, tuple[str, str, str, str]] = {}
+    length = len(updaters)
+    for key in updaters:
+        if length <= MAX_UPDATE_MANAGERS:
+            break
+        e = out[key]
+        first = first_of_version.get(e.api_version)
+        if first is None:
+            first_of_version[e.api_version] = key
+            continue
+        bucket = ManagerEntry(ANCIENT_CHANGES, UPDATE, e.api_version, fp.EMPTY)
+        if bucket.key not in out:
+            out[bucket.key] = bucket.with_fields(out.pop(first).fields)
+        out[bucket.key] = out[bucket.key].with_fields(fp.union(e.fields, out[bucket.key].fields), e.time)
+        del out[key]
+        length -= 1
     return out
 
 

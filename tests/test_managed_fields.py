@@ -587,3 +587,20 @@ def test_tracking_off_keeps_managed_fields_only_from_the_first_apply() -> None:
     applied["data"]["a"] = "changed"
     updated = api.update(applied, actor="editor")
     assert {m["manager"] for m in updated["metadata"]["managedFields"]} == {"applier", "editor"}
+
+
+def test_more_than_ten_updaters_are_capped_into_ancient_changes() -> None:
+    """``capManagersManager``: past ten ``Update`` entries, the oldest are merged (per apiVersion)
+    into one ``ancient-changes`` entry owning all their fields."""
+    api = APIServer()
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": NS}, "data": {}}
+    obj = api.create(cm, actor="m00")
+    for i in range(1, 12):
+        obj.setdefault("data", {})[f"k{i:02}"] = "v"
+        api.clock.advance("1s")
+        obj = api.update(obj, actor=f"m{i:02}")
+    managers = [m["manager"] for m in obj["metadata"]["managedFields"]]
+    assert len(managers) == 10 and "ancient-changes" in managers
+    ancient = next(m for m in obj["metadata"]["managedFields"] if m["manager"] == "ancient-changes")
+    assert ancient["fieldsV1"] == {"f:data": {".": {}, "f:k01": {}, "f:k02": {}}}  # (m01 added the map)
+    assert not {"m00", "m01", "m02"} & set(managers)
