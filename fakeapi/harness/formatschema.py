@@ -44,12 +44,12 @@ TAG_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
 CASE_KEYS = ("name", "description", "tags", "bundles", "clock", "seed", "services", "given", "invariants",
              "steps", "expect", "robustness")
 #: The core operations (besides bundle operations ``<bundle>.<op>``).
-CORE_OPERATIONS = ("create", "apply", "update", "patch", "status", "delete", "advance", "crash", "fault",
-                   "clear_faults", "kubelet.exit")
+CORE_OPERATIONS = ("create", "apply", "server_side_apply", "update", "patch", "status", "delete", "advance", "crash",
+                   "fault", "clear_faults", "kubelet.exit")
 #: Keys an operation item may carry besides its operation.
 OPERATION_MODIFIERS = ("as", "error")
 #: Operations that are API requests (``as`` and ``error`` apply to them).
-API_OPERATIONS = ("create", "apply", "update", "patch", "status", "delete")
+API_OPERATIONS = ("create", "apply", "server_side_apply", "update", "patch", "status", "delete")
 ASSERTIONS = ("object", "absent", "count", "each", "calls")
 MARKERS = ("$absent", "$present", "$regex", "$len", "$gte", "$lte", "$not", "$contains", "$exact")
 FAULT_VERBS = ("get", "list", "watch", "create", "update", "patch", "delete", "deletecollection", "write", "*")
@@ -207,6 +207,15 @@ def _defs() -> dict[str, Any]:
         "patch": {"type": ["object", "array"], "description": "The patch body."},
         "subresource": {"type": "string", "description": "status, or none."},
     }, required=["kind", "patch"])
+    ssa_op = _closed("server_side_apply", {
+        "object": {"$ref": "#/$defs/object",
+                   "description": "The applied configuration: only the fields this manager means to own."},
+        "fieldManager": {"type": "string", "minLength": 1,
+                         "description": "The field manager; default: who performs it (`as`)."},
+        "force": {"type": "boolean",
+                  "description": "Take the fields other managers own instead of failing with a 409 conflict."},
+        "subresource": {"type": "string", "description": "status, or none."},
+    }, required=["object"], description="Server-side apply (creates the object when it is missing).")
     status_op = _closed("status", {
         **_target_properties(),
         "status": {"type": "object", "description": "A partial status, merge-patched on the status subresource."},
@@ -231,6 +240,7 @@ def _defs() -> dict[str, Any]:
             "create": {"$ref": "#/$defs/object", "description": "POST the object."},
             "apply": {"$ref": "#/$defs/object",
                       "description": "Create if absent, else JSON merge patch of the given fields (status ignored)."},
+            "server_side_apply": ssa_op,
             "update": {"$ref": "#/$defs/object",
                        "description": "PUT; takes the stored resourceVersion unless the object sets one."},
             "patch": patch_op,

@@ -420,6 +420,16 @@ class CaseRun:
                 elif meta["resourceVersion"] == "":
                     del meta["resourceVersion"]
                 w.update(obj)
+        elif name == "server_side_apply":
+            obj = fast_copy(arg["object"])
+            self._fill_owner_uids(obj, (*path, name, "object"))
+            assert self.reader is not None
+            k = self.reader.require_kind(str(obj.get("kind", "")), obj.get("apiVersion"))
+            meta = obj.get("metadata") or {}
+            api.patch(k.kind, str(meta.get("name", "")), obj, api_version=k.api_version,
+                      namespace=meta.get("namespace") or ("default" if k.namespaced else None),
+                      patch_type="apply", field_manager=str(arg.get("fieldManager") or actor),
+                      force=bool(arg.get("force")), subresource=arg.get("subresource"), actor=actor)
         elif name in ("patch", "status", "delete"):
             w = self._writer(actor)
             for obj in self._resolve(arg, copy=False):
