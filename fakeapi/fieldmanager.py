@@ -88,6 +88,7 @@ class ManagerEntry:
         out["fieldsV1"] = self.fields
         if self.subresource:
             out["subresource"] = self.subresource
+        self.raw = out  # (stored as it is: never mutated)
         return out
 
 
@@ -132,7 +133,8 @@ def _ignored(subresource: str, status_subresource: bool) -> FieldSet:
 _UNOWNED_ROOT = frozenset({"apiVersion", "kind"})
 
 
-_SKIP_STATUS_WRITE = _UNOWNED_ROOT | {"spec"}
+# (a status write keeps the stored metadata, as the status strategies do: nothing there to compare)
+_SKIP_STATUS_WRITE = _UNOWNED_ROOT | {"spec", "metadata"}
 _SKIP_MAIN_WRITE = _UNOWNED_ROOT | {"status"}
 
 

@@ -66,18 +66,25 @@ def difference(a: FieldSet, b: FieldSet) -> FieldSet:
     """The paths of ``a`` not in ``b`` (a member of ``b`` removes only itself, not what lies under it)."""
     if not a or not b:
         return a
-    out: FieldSet = {}
-    for k, va in a.items():
-        vb = b.get(k)
-        if vb is None:
-            out[k] = va
-            continue
+    common = a.keys() & b.keys()
+    if not common:
+        return a  # (the usual case for a manager a write did not touch: no copy)
+    out: FieldSet | None = None
+    for k in common:
+        va = a[k]
         ma, ka = _split(va)
-        mb, kb = _split(vb)
-        n = _join(ma and not mb, difference(ka, kb))
-        if n is not None:
+        mb, kb = _split(b[k])
+        kids = difference(ka, kb)
+        if kids is ka and not (ma and mb):
+            continue  # unchanged
+        if out is None:
+            out = dict(a)
+        n = _join(ma and not mb, kids)
+        if n is None:
+            del out[k]
+        else:
             out[k] = n
-    return out
+    return a if out is None else out
 
 
 def intersection(a: FieldSet, b: FieldSet) -> FieldSet:
