@@ -158,7 +158,8 @@ class APIServer:
         #: reads them may prefer: writes cost less, and an apply's conflicts cannot name earlier writers.
         self.managed_fields = managed_fields
         self._zeros: dict[str, dict[str, Any]] = {}
-        self._managed_memo: dict[int, tuple[Any, fieldmanager.Managed]] = {}
+        #: (managedFields list, its decoded entries) set by the write being prepared, for its store entry.
+        self._pending_managed: tuple[Any, fieldmanager.Managed] | None = None
         #: Checks that stored snapshots are never mutated (``FAKEAPI_CHECK_SNAPSHOTS=1``), else None.
         self.snapshot_guard: SnapshotGuard | None = SnapshotGuard() if _snapshot_check_enabled() else None
         #: Decoded (Go client) forms of stored snapshots, shared by clients and informer caches.
@@ -484,6 +485,11 @@ class APIServer:
         meta = obj["metadata"]
         meta["resourceVersion"] = str(rv)
         entry = _entry(obj, rv, w.old)
+        pending = self._pending_managed
+        if pending is not None:
+            self._pending_managed = None
+            if meta.get("managedFields") is pending[0]:
+                entry.managed = pending[1]
         old = self.store.put(table, entry)
         if self.snapshot_guard is not None:
             self.snapshot_guard.stored(kind.plural, entry.key, obj, kind.go_type if kind.stored_go_encoded else None)
@@ -644,13 +650,14 @@ class APIServer:
             self._zeros[kind.api_version + "/" + kind.kind] = zero
         return zero
 
-    def _record_managed(self, kind: Kind, new: dict[str, Any], old: dict[str, Any] | None, body_managed: Any,
+    def _record_managed(self, kind: Kind, new: dict[str, Any], e: Entry | None, body_managed: Any,
                         manager: str, sub: str) -> None:
-        """Set ``new``'s managedFields after a non-apply write over ``old`` (None: a create).
+        """Set ``new``'s managedFields after a non-apply write over entry ``e`` (None: a create).
 
         The body's own managedFields are the starting point when it has some that decode,
         except on a subresource; otherwise the stored ones (``FieldManager.UpdateNoErrors``).
         """
+        old = e.obj if e is not None else None
         stored = old["metadata"].get("managedFields") if old is not None else None
         if not self.managed_fields and not stored and not body_managed:
             return  # (tracking off: objects no apply has touched keep none)
@@ -659,7 +666,7 @@ class APIServer:
             managed = fieldmanager.decode(json_copy(body_managed))
         from_stored = not managed
         if not managed:
-            managed = self._stored_managed(stored)
+            managed = self._stored_managed(e)
         base = old if old is not None else self._zero_object(kind)
         after = fieldmanager.record_update(
             managed, base, new, root_type(kind.schema, fieldmanager.compare_skip(sub, kind.status_subresource)),
@@ -667,22 +674,20 @@ class APIServer:
         if after is managed and from_stored:  # nothing owned changed hands
             if stored:
                 new["metadata"]["managedFields"] = stored
+                self._pending_managed = (stored, managed)
             else:
                 new["metadata"].pop("managedFields", None)
             return
         self._set_managed(new["metadata"], after, stored)
 
-    def _stored_managed(self, stored: Any) -> fieldmanager.Managed:
-        """The decoded entries of a stored object's managedFields (cached by the list, which is never mutated)."""
-        if not stored:
+    @staticmethod
+    def _stored_managed(e: Entry | None) -> fieldmanager.Managed:
+        """The decoded entries of a stored object's managedFields (kept on its store entry)."""
+        if e is None:
             return {}
-        hit = self._managed_memo.get(id(stored))
-        if hit is not None and hit[0] is stored:
-            return hit[1]
-        managed = fieldmanager.decode(stored) or {}
-        if len(self._managed_memo) > 4096:
-            self._managed_memo.clear()
-        self._managed_memo[id(stored)] = (stored, managed)
+        managed: fieldmanager.Managed | None = e.managed
+        if managed is None:
+            managed = e.managed = fieldmanager.decode(e.obj["metadata"].get("managedFields")) or {}
         return managed
 
     def _set_managed(self, meta: dict[str, Any], managed: fieldmanager.Managed, stored: Any) -> None:
@@ -691,9 +696,7 @@ class APIServer:
             entries = stored  # (unchanged: shared with the stored snapshot)
         if entries:
             meta["managedFields"] = entries
-            if len(self._managed_memo) > 4096:
-                self._managed_memo.clear()
-            self._managed_memo[id(entries)] = (entries, managed)
+            self._pending_managed = (entries, managed)  # (for the store entry: see _commit)
         else:
             meta.pop("managedFields", None)
 
@@ -1072,7 +1075,7 @@ class APIServer:
         if applied is not None:
             self._set_managed(nmeta, applied, ometa.get("managedFields"))
         else:
-            self._record_managed(kind, new, old, body_managed if sub == "" else None, manager, sub)
+            self._record_managed(kind, new, e, body_managed if sub == "" else None, manager, sub)
         crd = kind.builtin and kind.kind == "CustomResourceDefinition" and sub != "status"
         if crd:
             self._apply_crd(new, old, dry_run=True)  # the status it would record, for the no-op check
@@ -1229,7 +1232,7 @@ class APIServer:
             raise errors.not_found(k.group, k.plural, name)
         live = self._zero_object(k) if e is None else (
             e.obj if e.obj.get("apiVersion") == k.api_version else self._read(k, e.obj))
-        stored = self._stored_managed(live["metadata"].get("managedFields")) if e is not None else {}
+        stored = self._stored_managed(e)
         try:
             applied = fieldmanager.apply(stored, live, config, root_type(k.schema), manager=manager,
                                          api_version=k.api_version, subresource=sub,

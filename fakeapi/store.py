@@ -45,6 +45,8 @@ class Entry:
     _meta_data: str | None = None
     #: False once ``obj`` is served in another form than the stored bytes (a CRD schema changed).
     obj_is_stored: bool = True
+    #: The decoded entries of ``obj``'s managedFields (fakeapi.fieldmanager.Managed), once known.
+    managed: Any = None
 
     @property
     def data(self) -> str:

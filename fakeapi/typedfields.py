@@ -71,6 +71,7 @@ class TypeNode:
     #: A single value to its owners (a scalar, an atomic map or list): set by ``__post_init__``.
     leaf: bool = False
     _kids: dict[str, tuple[TypeNode, bool]] = field(default_factory=dict)
+    _fields: dict[str, tuple[str, TypeNode]] = field(default_factory=dict)
     _item: TypeNode | None = None
 
     def __post_init__(self) -> None:
@@ -85,6 +86,13 @@ class TypeNode:
             self._kids[key] = hit
         return hit
 
+    def field(self, key: str) -> tuple[str, TypeNode]:
+        """``(f:<key>, the type of its value)``, or ``_SKIPPED`` for a key in ``skip`` (cached)."""
+        hit = self._fields.get(key)
+        if hit is None:
+            hit = self._fields[key] = _SKIPPED if key in self.skip else ("f:" + key, self.child(key)[0])
+        return hit
+
     def item(self) -> TypeNode:
         """The type of a list's items."""
         it = self._item
@@ -94,6 +102,7 @@ class TypeNode:
 
 
 _DEDUCED = TypeNode(DEDUCED)
+_SKIPPED: tuple[str, TypeNode] = ("", _DEDUCED)  # (TypeNode.field of a skipped key)
 _TYPES: dict[int, tuple[Any, TypeNode]] = {}
 _META_REF: Schema = {"$ref": "#/$defs/" + OBJECT_META}
 
@@ -366,10 +375,12 @@ def _compare(lv: Any, rv: Any, t: TypeNode, path: Path,
             r_val = rm.get(key, MISSING)
             if l_val is r_val or key in skip or (type(l_val) is type(r_val) and l_val == r_val):
                 continue
-            _child_changes("f:" + key, l_val, r_val, t.child(key)[0], path, errors, changed, removed)
+            pe, ct = t.field(key)
+            _child_changes(pe, l_val, r_val, ct, path, errors, changed, removed)
         for key, r_val in rm.items():
             if key not in lm and key not in skip:
-                changed["f:" + key] = _subtree(r_val, t.child(key)[0])
+                pe, ct = t.field(key)
+                changed[pe] = _subtree(r_val, ct)
         # (field elements sort as their names: Go's order, kept by every set operation)
         return (_sorted(changed) if len(changed) > 1 else changed,
                 _sorted(removed) if len(removed) > 1 else removed)
@@ -464,18 +475,19 @@ def _subtree(v: Any, t: TypeNode) -> FieldSet:
         if not v or t.shape == LIST:
             return {}
         out: FieldSet = {fp.MEMBER: {}}
-        skip = t.skip
-        kids = t._kids
+        fields = t._fields
         for key in sorted(v):
-            val = v[key]
-            if key in skip:
+            hit = fields.get(key)
+            if hit is None:
+                hit = t.field(key)
+            if hit is _SKIPPED:
                 continue
-            ct = kids.get(key)
-            ctype = (ct or t.child(key))[0]
-            if ctype.leaf or ((type(val) is not dict and type(val) is not list) and ctype.shape != LIST):
-                out["f:" + key] = {}
+            pe, ct = hit
+            val = v[key]
+            if ct.leaf or not val or (type(val) is not dict and type(val) is not list):
+                out[pe] = {}  # (a scalar, an atomic value, an empty map or list, a null)
             else:
-                out["f:" + key] = _subtree(val, ctype)
+                out[pe] = _subtree(val, ct)
         return out if len(out) > 1 else {}
     if tv is list and v and t.shape != MAP:
         if t.shape == DEDUCED:
@@ -483,9 +495,9 @@ def _subtree(v: Any, t: TypeNode) -> FieldSet:
         out = {fp.MEMBER: {}}
         it = t.item()
         for i, item in enumerate(v):
-            pe = _item_element(t, item, i, (), [])
-            if pe is not None:
-                out[pe] = {} if it.leaf else _subtree(item, it)
+            ipe = _item_element(t, item, i, (), [])
+            if ipe is not None:
+                out[ipe] = {} if it.leaf else _subtree(item, it)
         return fp.canonical_level(out) if len(out) > 2 else out
     return {}
 
