@@ -2,7 +2,8 @@
 
 Wall times on the shared 2-core machine swing by 2x from minute to minute; the number of
 instructions the lifecycle of ``bench_arc.py`` executes does not. Run
-``python benchmarks/instructions_arc.py`` (needs ``valgrind``: ``apt-get install valgrind``).
+``python benchmarks/instructions_arc.py`` (needs ``valgrind``: ``apt-get install valgrind``;
+``--managed-fields=off``: a server that keeps no managedFields).
 It runs the interpreter under cachegrind twice, with 3 clusters built each time, once running
 no lifecycle and once running one per cluster, and prints the difference per lifecycle. The hash
 seed is fixed (string hashes move dict layouts, and so the count by about 1 M from run to run).
@@ -31,15 +32,15 @@ sys.path.insert(0, {root!r})
 from bench_arc import lifecycle
 from reconcilers.testing import ArcCluster
 lifecycle()  # warm up: schemas, Go types, imports
-clusters = [ArcCluster(check_invariants=False) for _ in range({clusters})]
+clusters = [ArcCluster(check_invariants=False, managed_fields={managed}) for _ in range({clusters})]
 for c in clusters[:{runs}]:
     lifecycle(c)
 """
 
 
-def count(runs: int) -> int:
+def count(runs: int, managed_fields: bool = True) -> int:
     """Instructions (cachegrind ``I refs``) of a child interpreter running ``runs`` lifecycles."""
-    code = CHILD.format(here=str(HERE), root=str(HERE.parent), clusters=CLUSTERS, runs=runs)
+    code = CHILD.format(here=str(HERE), root=str(HERE.parent), clusters=CLUSTERS, runs=runs, managed=managed_fields)
     # a fixed hash seed: string hashes (so dict and set layouts) are the same in every run
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     res = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
@@ -54,9 +55,11 @@ def main() -> None:
     """Print the instructions of one lifecycle (cluster setup and start-up excluded)."""
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (apt-get install valgrind)")
-    base, full = count(0), count(CLUSTERS)
+    managed = "--managed-fields=off" not in sys.argv[1:]
+    base, full = count(0, managed), count(CLUSTERS, managed)
     print(f"lifecycle: {(full - base) / CLUSTERS / 1e6:.0f} M instructions per run "
-          f"(cachegrind; {CLUSTERS} runs, setup and start-up subtracted; fakeapi build: {build_description()})")
+          f"(cachegrind; {CLUSTERS} runs, setup and start-up subtracted; fakeapi build: {build_description()}; "
+          f"managedFields {'on' if managed else 'off'})")
 
 
 if __name__ == "__main__":

@@ -23,8 +23,6 @@ from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from . import errors, fieldmanager
 from .builtin import builtin_kinds
 from .builtinvalidation import validate_builtin, validate_builtin_status_update, validate_builtin_update
@@ -375,7 +373,9 @@ class APIServer:
             elif type(meta) is dict and type(bmeta) is dict:
                 # a patch that changed some metadata: the maps and lists it left as stored stay shared
                 meta = {k: v if type(v) in _PLAIN_SCALARS or v is bmeta.get(k) else cp(v)
-                        for k, v in meta.items()}
+                        for k, v in meta.items() if k != "managedFields"}
+            elif type(meta) is dict and "managedFields" in meta:  # (read by the field manager, never stored)
+                meta = cp({k: v for k, v in meta.items() if k != "managedFields"})
             else:
                 meta = cp(meta)
         else:
@@ -1211,6 +1211,8 @@ class APIServer:
         """Server-side apply (``applyPatcher``): merge, own, prune, conflicts; create when missing."""
         config = patch
         if isinstance(config, (bytes, str)):
+            import yaml  # (here: most servers never see an apply, and yaml costs start-up time)
+
             try:
                 config = yaml.safe_load(config)
             except yaml.YAMLError as err:

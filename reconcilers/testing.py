@@ -60,8 +60,8 @@ class ArcCluster:
     """An API server and host with the ``arc`` bundle, plus helpers."""
 
     def __init__(self, settings: dict[str, Any] | None = None, *, seed: int = 0, namespace: str = "ci",
-                 check_invariants: bool = True) -> None:
-        self.api = APIServer(seed=seed)
+                 check_invariants: bool = True, managed_fields: bool = True) -> None:
+        self.api = APIServer(seed=seed, managed_fields=managed_fields)
         self.host = Host(self.api, seed=seed)
         self.state: ArcState = bundle.install(self.host, dict(settings or {}))
         self.namespace = namespace
