@@ -87,7 +87,7 @@ class TypeNode:
         return hit
 
     def field(self, key: str) -> tuple[str, TypeNode]:
-        """``(f:<key>, the type of its value)``, or ``_SKIPPED`` for a key in ``skip`` (cached)."""
+        """``(f:<key>, the type of its value)``, or ``("", …)`` for a key in ``skip`` (cached)."""
         hit = self._fields.get(key)
         if hit is None:
             hit = self._fields[key] = _SKIPPED if key in self.skip else ("f:" + key, self.child(key)[0])
@@ -480,9 +480,9 @@ def _subtree(v: Any, t: TypeNode) -> FieldSet:
             hit = fields.get(key)
             if hit is None:
                 hit = t.field(key)
-            if hit is _SKIPPED:
-                continue
             pe, ct = hit
+            if not pe:
+                continue  # (a skipped key: no identity test, mypyc boxes tuples afresh)
             val = v[key]
             if ct.leaf or not val or (type(val) is not dict and type(val) is not list):
                 out[pe] = {}  # (a scalar, an atomic value, an empty map or list, a null)
