@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from .gomodel import OMIT, GoType, field_plan, go_roundtrip
-from .jsonutil import freeze_json, json_copy, thaw_json
+from .jsonutil import freeze_json, json_copy, thaw_json, without_managed
 
 
 def go_decode(obj: Any, t: GoType | None) -> Any:
@@ -136,7 +136,7 @@ class DecodeCache:
         frozen = hit[3]
         managed = (out.get("metadata") or {}).get("managedFields")
         if frozen is None:  # made once, for every copy (in check mode: made with the decoded form, in full)
-            frozen = freeze_json(_without_managed(out) if managed else out)
+            frozen = freeze_json(without_managed(out) if managed else out)
             memo[key] = (snapshot, out, kind, frozen)
         copied: dict[str, Any] = thaw_json(frozen, out)
         if managed and frozen is not None:
@@ -213,10 +213,6 @@ class DecodeCache:
     def __len__(self) -> int:
         return len(self._memo)
 
-
-def _without_managed(obj: dict[str, Any]) -> dict[str, Any]:
-    meta = obj["metadata"]
-    return {**obj, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
 
 
 def _verify(key: tuple[str, str, str, str], hit: tuple[Any, Any, Any, bytes | None]) -> None:

@@ -44,6 +44,30 @@ def json_copy(value: JSON) -> JSON:
     return thaw_json(freeze_json(value), value)
 
 
+def without_managed(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` with its metadata but for ``managedFields`` (a shallow view: nothing is copied)."""
+    meta = obj["metadata"]
+    return {**obj, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}
+
+
+def copy_object(obj: dict[str, Any]) -> dict[str, Any]:
+    """:func:`json_copy` of a stored object, but for ``metadata.managedFields``: shared, read-only.
+
+    managedFields are written only by the server's field manager and are often the larger part
+    of a small object; an answer shares them (as a Go client keeps ``FieldsV1`` as raw bytes) and
+    copies the rest. Assign a new list to change them; never change the shared one in place.
+    """
+    meta = obj.get("metadata")
+    if type(meta) is not dict or not meta.get("managedFields"):
+        out: dict[str, Any] = json_copy(obj)
+        return out
+    managed = meta["managedFields"]
+    out = json_copy(without_managed(obj))
+    copied = out["metadata"]
+    out["metadata"] = {k: (managed if k == "managedFields" else copied[k]) for k in meta}
+    return out
+
+
 def freeze_json(value: JSON) -> bytes | None:
     """The serialised form :func:`thaw_json` makes copies from (None when orjson cannot carry ``value``).
 

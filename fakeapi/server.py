@@ -35,7 +35,7 @@ from .gc import PVC_PROTECTION
 from .godecode import DecodeCache
 from .gomodel import GoDecodeError, go_roundtrip, go_roundtrip_owned
 from .gounmarshal import from_unstructured_error, go_sprint, unmarshal_error
-from .jsonutil import copy_normalized, fast_copy, json_copy, normalize_numbers
+from .jsonutil import copy_normalized, copy_object, fast_copy, json_copy, normalize_numbers
 from .jsonutil import go_json_type as _json_type
 from .kinds import Kind, KindRegistry
 from .metavalidation import (
@@ -510,7 +510,7 @@ class APIServer:
 
     def _read(self, kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
         """A copy of a stored snapshot for a caller to own, as served at ``kind``'s version."""
-        out: dict[str, Any] = json_copy(obj)
+        out: dict[str, Any] = copy_object(obj)  # (managedFields shared, read-only)
         if out.get("apiVersion") != kind.api_version:
             out["apiVersion"] = kind.api_version
         return out

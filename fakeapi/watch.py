@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from .jsonutil import json_copy
+from .jsonutil import copy_object
 
 ADDED = "ADDED"
 MODIFIED = "MODIFIED"
@@ -179,12 +179,12 @@ class Watch:
                 elif now:
                     out.append(WatchEvent(ADDED, ev.obj))
                 elif before and ev.old is not None:
-                    gone = json_copy(ev.old)
+                    gone = copy_object(ev.old)
                     gone["metadata"]["resourceVersion"] = str(ev.rv)
                     out.append(WatchEvent(DELETED, gone))
             self.pos = log.end
         if copy and out:
-            out = [WatchEvent(e.type, json_copy(e.object)) for e in out]
+            out = [WatchEvent(e.type, copy_object(e.object)) for e in out]
         return out
 
     def wait(self, timeout: float) -> list[WatchEvent]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from fakeapi.harness.bundles import OpContext
 from fakeapi.host import Host, RunStats
-from fakeapi.jsonutil import fast_copy
+from fakeapi.jsonutil import copy_object
 from fakeapi.server import APIServer
 
 from . import constants as c
@@ -94,7 +94,7 @@ class ArcCluster:
         """Copies of the stored objects of a kind."""
         k = self.api.kinds.require(kind)
         stored: list[Obj] = list(self.api.objects(k, namespace))
-        return [_copy_object(o) for o in stored]
+        return [copy_object(o) for o in stored]  # (managedFields shared: nothing here reads them)
 
     def find(self, kind: str, name: str, namespace: str | None = None) -> Obj | None:
         """A copy of one stored object, or None."""
@@ -194,14 +194,3 @@ class ArcCluster:
         """``kubelet.exit`` of a runner's ``runner`` container."""
         assert self.host.kubelet is not None
         self.host.kubelet.exit(self.namespace, runner_name, c.RUNNER_CONTAINER, code)
-
-
-def _copy_object(obj: Obj) -> Obj:
-    """A copy of a stored object, but for its managedFields: shared, read-only (nothing here reads them)."""
-    meta = obj.get("metadata") or {}
-    managed = meta.get("managedFields")
-    if managed is None:
-        return fast_copy(obj)
-    out = fast_copy({**obj, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}})
-    out["metadata"]["managedFields"] = managed
-    return out
