@@ -604,3 +604,31 @@ def test_more_than_ten_updaters_are_capped_into_ancient_changes() -> None:
     ancient = next(m for m in obj["metadata"]["managedFields"] if m["manager"] == "ancient-changes")
     assert ancient["fieldsV1"] == {"f:data": {".": {}, "f:k01": {}, "f:k02": {}}}  # (m01 added the map)
     assert not {"m00", "m01", "m02"} & set(managers)
+
+
+def test_answers_share_managed_fields_read_only() -> None:
+    """Every answer is the caller's own copy but for managedFields, which it shares with the
+    stored object (written only by the field manager; a Go client keeps them as raw bytes)."""
+    api = APIServer()
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": NS}, "data": {"a": "1"}}
+    api.create(cm)
+    first, second = api.get("ConfigMap", "c", NS), api.get("ConfigMap", "c", NS)
+    assert first["data"] is not second["data"]
+    assert first["metadata"]["managedFields"] is second["metadata"]["managedFields"]
+    assert list(first["metadata"]) == list(api.get("ConfigMap", "c", NS, shared=True)["metadata"])  # (same order)
+
+
+def test_changing_shared_managed_fields_in_place_is_caught() -> None:
+    """With ``FAKEAPI_CHECK_SNAPSHOTS=1`` (this suite's setting) changing the shared list in place is
+    reported; assigning a new one to the answer is the way to change them."""
+    from fakeapi.snapshots import SnapshotMutated
+
+    api = APIServer()
+    assert api.snapshot_guard is not None
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": NS}, "data": {"a": "1"}}
+    got = api.create(cm)
+    got["metadata"]["managedFields"] = []  # (a new list: fine)
+    api.check_snapshots()
+    api.get("ConfigMap", "c", NS)["metadata"]["managedFields"][0]["manager"] = "someone-else"
+    with pytest.raises(SnapshotMutated):
+        api.check_snapshots()
