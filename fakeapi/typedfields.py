@@ -90,7 +90,7 @@ class TypeNode:
         """``(f:<key>, the type of its value)``, or ``("", …)`` for a key in ``skip`` (cached)."""
         hit = self._fields.get(key)
         if hit is None:
-            hit = self._fields[key] = _SKIPPED if key in self.skip else ("f:" + key, self.child(key)[0])
+            hit = self._fields[key] = _SKIPPED if key in self.skip else (fp.field_element(key), self.child(key)[0])
         return hit
 
     def item(self) -> TypeNode:
@@ -217,10 +217,6 @@ def _deduce(t: TypeNode, v: Any) -> TypeNode:
     return _DEDUCED_SCALAR
 
 
-def _is_leaf(t: TypeNode) -> bool:
-    return t.leaf
-
-
 Path = tuple[Any, ...]  # (parent path, element), () at the root: rendered only for an error
 
 
@@ -291,7 +287,7 @@ def to_field_set(obj: Any, t: TypeNode, *, closed: bool = False) -> FieldSet:
 
 def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]], closed: bool = False) -> FieldSet:
     t = _deduce(t, v)
-    if _is_leaf(t):
+    if t.leaf:
         return fp.EMPTY
     out: FieldSet = {}
     if t.shape == MAP:
@@ -305,7 +301,7 @@ def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]], clos
                 continue
             kids = _to_set(val, ct, _sub(path, pe), errors, closed)
             member = (not declared or val is None or (type(val) is dict and not val)
-                      or _is_leaf(_deduce(ct, val)))
+                      or _deduce(ct, val).leaf)
             node = fp._join(member, kids)
             if node is not None:
                 out[pe] = node
@@ -599,7 +595,7 @@ def remove_items(v: Any, toremove: FieldSet, t: TypeNode) -> Any:
     if not toremove:
         return v
     t = _deduce(t, v)
-    if _is_leaf(t):
+    if t.leaf:
         return v
     if t.shape == MAP:
         if type(v) is not dict or not v:
