@@ -30,7 +30,7 @@ from typing import Any
 from . import errors
 from . import fieldpath as fp
 from .fieldpath import FieldSet
-from .typedfields import TypeNode, changes, merge, named_fields_as_members, remove_items, to_field_set
+from .typedfields import Memo, TypeNode, changes, merge, named_fields_as_members, remove_items, to_field_set
 
 APPLY, UPDATE = "Apply", "Update"
 
@@ -157,13 +157,13 @@ def _strip(s: FieldSet, ignored: FieldSet) -> FieldSet:
 
 
 def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager: str, api_version: str,
-                  subresource: str, now: str) -> Managed:
+                  subresource: str, now: str, memo: Memo | None = None) -> Managed:
     """The entries after a non-apply write of ``new`` over ``old`` (``old`` a zero object on create).
 
     ``t``: the object's root type skipping the fields no manager owns, and those the subresource
-    resets (:func:`compare_skip`).
+    resets (:func:`compare_skip`). ``memo``: a create's memo of :func:`~fakeapi.typedfields.changes`.
     """
-    changed, removed = changes(old, new, t)  # (``t`` skips what no manager owns: see compare_skip)
+    changed, removed = changes(old, new, t, memo)  # (``t`` skips what no manager owns: see compare_skip)
     meta = changed.get("f:metadata")
     if meta is not None and (not meta or fp.MEMBER in meta):  # (metadata added whole: itself never owned)
         changed = {**changed, "f:metadata": {k: v for k, v in meta.items() if k != fp.MEMBER}}
@@ -179,8 +179,10 @@ def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager:
             out[key] = e if s is e.fields else e.with_fields(s)
     prev = managed.get(me.key)
     if changed:
-        mine = fp.union(out[me.key].fields if me.key in out else fp.EMPTY, changed)
-        out[me.key] = (prev or me).with_fields(mine, now)
+        kept = out.get(me.key)
+        mine = fp.union(kept.fields if kept is not None else fp.EMPTY, changed)
+        if not (kept is prev and prev is not None and mine is prev.fields and prev.time == now):
+            out[me.key] = (prev or me).with_fields(mine, now)
     return _cap_update_managers(out)
 
 

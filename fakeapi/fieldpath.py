@@ -44,19 +44,27 @@ def union(a: FieldSet, b: FieldSet) -> FieldSet:
         return a
     if not a:
         return b
-    out = dict(a)
+    out: FieldSet | None = None  # (a copy of ``a``, made at the first change: else ``a`` itself)
     grew = False
     for k, vb in b.items():
-        va = out.get(k)
+        va = a.get(k)
         if va is None:
+            if out is None:
+                out = dict(a)
             out[k] = vb
             grew = True
         elif va is not vb:
             ma, ka = _split(va)
             mb, kb = _split(vb)
-            n = _join(ma or mb, union(ka, kb))
-            if n is not None:
-                out[k] = n
+            kids = union(ka, kb)
+            if kids is ka and (ma or not mb):
+                continue  # (``a`` has it all already)
+            n = _join(ma or mb, kids)
+            if out is None:
+                out = dict(a)
+            out[k] = n
+    if out is None:
+        return a
     if grew:  # keep Go's element order (sets built here stay canonical)
         out = {k: out[k] for k in sorted(out, key=_element_order)}
     return out

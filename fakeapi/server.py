@@ -52,7 +52,7 @@ from .snapshots import enabled as _snapshot_check_enabled
 from .store import Entry, Store, Table, body_differs, meta_differs, object_key
 from .store import same_meta as _store_same_meta
 from .trace import Trace
-from .typedfields import TypedError, root_type
+from .typedfields import Memo, TypedError, root_type
 from .watch import ADDED, BOOKMARK, DELETED, INITIAL_EVENTS_END, MODIFIED, Event, EventLog, Watch, WatchEvent
 
 if TYPE_CHECKING:
@@ -158,6 +158,8 @@ class APIServer:
         self._zeros: dict[str, dict[str, Any]] = {}
         #: (managedFields list, its decoded entries) set by the write being prepared, for its store entry.
         self._pending_managed: tuple[Any, fieldmanager.Managed] | None = None
+        #: Creates' field sets by content (typedfields.changes): this server's own, shared by its objects.
+        self._create_memo: Memo = {}
         #: Checks that stored snapshots are never mutated (``FAKEAPI_CHECK_SNAPSHOTS=1``), else None.
         self.snapshot_guard: SnapshotGuard | None = SnapshotGuard() if _snapshot_check_enabled() else None
         #: Decoded (Go client) forms of stored snapshots, shared by clients and informer caches.
@@ -670,7 +672,8 @@ class APIServer:
         base = old if old is not None else self._zero_object(kind)
         after = fieldmanager.record_update(
             managed, base, new, root_type(kind.schema, fieldmanager.compare_skip(sub, kind.status_subresource)),
-            manager=manager, api_version=kind.api_version, subresource=sub, now=self.clock.timestamp())
+            manager=manager, api_version=kind.api_version, subresource=sub, now=self.clock.timestamp(),
+            memo=self._create_memo if old is None else None)
         if after is managed and from_stored:  # nothing owned changed hands
             if stored:
                 new["metadata"]["managedFields"] = stored
@@ -1060,6 +1063,13 @@ class APIServer:
         # a status write keeps the stored metadata (resourceVersion aside): nothing there to check
         self._validate(kind, new, old, sub, patch, same_meta=sub == "status")
         new = self._encode(kind, new, base=old)
+        if sub != "status" and (kind.stored_go_encoded or _typed(kind)):
+            # what the write left as it was is shared with the stored object (typed: ``==`` is exact), so
+            # the checks below and the field manager see it unchanged at once
+            for key, value in new.items():
+                was = old.get(key)
+                if was is not value and key != "metadata" and type(was) is type(value) and was == value:
+                    new[key] = was
         table = self._table(kind)
         # delete-on-update: the last finalizer removed from a deleting object
         nmeta = new["metadata"]

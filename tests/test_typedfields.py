@@ -349,3 +349,24 @@ def test_root_type_reads_metadata_as_object_meta() -> None:
                        "f:ownerReferences": {'k:{"uid":"u1"}': {}}},
         "f:spec": {"f:replicas": {}},
     }
+
+
+def test_a_creates_memo_changes_nothing_but_the_work() -> None:
+    """``changes(zero, obj, t, memo)`` equals the walk without a memo, for objects that share a
+    template (the memo hits) and for ones that differ in it (it misses)."""
+    from fakeapi.builtin import builtin_kinds
+    from fakeapi.gomodel import go_roundtrip
+
+    pod_kind = next(k for k in builtin_kinds() if k.kind == "Pod" and not k.group)
+    t = tf.root_type(pod_kind.schema, frozenset({"apiVersion", "kind", "status"}))
+    zero = go_roundtrip({"apiVersion": "v1", "kind": "Pod"}, pod_kind.go_type)
+
+    def pod(name: str, image: str) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"n": name}},
+                "spec": {"containers": [{"name": "c", "image": image, "env": [{"name": "A", "value": "1"}]}],
+                         "nodeSelector": {}}}
+
+    memo: tf.Memo = {}
+    for obj in (pod("a", "x"), pod("b", "x"), pod("c", "y"), pod("d", "x")):
+        assert tf.changes(zero, obj, t, memo) == tf.changes(zero, obj, t)
+    assert len(memo) == 2  # (one spec per image)
