@@ -174,7 +174,8 @@ def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager:
     me = ManagerEntry(manager, UPDATE, api_version, fp.EMPTY, None, subresource)
     out: Managed = {}
     for key, e in managed.items():
-        s = fp.difference(fp.difference(e.fields, changed), removed)
+        # (the writer's own entry keeps what it changed: (prev - removed - changed) + changed)
+        s = fp.difference(e.fields if key == me.key else fp.difference(e.fields, changed), removed)
         if s:
             out[key] = e if s is e.fields else e.with_fields(s)
     prev = managed.get(me.key)
