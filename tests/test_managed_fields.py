@@ -632,3 +632,24 @@ def test_changing_shared_managed_fields_in_place_is_caught() -> None:
     api.get("ConfigMap", "c", NS)["metadata"]["managedFields"][0]["manager"] = "someone-else"
     with pytest.raises(SnapshotMutated):
         api.check_snapshots()
+
+
+def test_apply_dry_run_stale_version_and_namespace() -> None:
+    """An apply goes through the same gates as any write: a dry run that would create answers 201
+    and stores nothing; a configuration with a stale resourceVersion is the optimistic lock's 409;
+    one naming another namespace than the URL is a 400."""
+    api = APIServer()
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": NS}, "data": {"a": "1"}}
+
+    def apply_cm(body: dict[str, Any], **kw: Any) -> dict[str, Any]:
+        return api.patch("ConfigMap", "c", body, namespace=NS, patch_type="apply", field_manager="m", **kw)
+
+    dry = apply_cm(cm, dry_run=True)
+    assert api.last_code == 201 and dry["metadata"]["managedFields"][0]["operation"] == "Apply"
+    expect_error(lambda: api.get("ConfigMap", "c", NS), 404, "NotFound")
+    apply_cm(cm)
+    stale = {**cm, "metadata": {**cm["metadata"], "resourceVersion": "1"}, "data": {"a": "2"}}
+    expect_error(lambda: apply_cm(stale), 409, "Conflict")
+    elsewhere = {**cm, "metadata": {**cm["metadata"], "namespace": "kube-system"}}
+    err = expect_error(lambda: apply_cm(elsewhere), 400, "BadRequest")
+    assert err.message == "the namespace of the object (kube-system) does not match the namespace on the request (default)"
