@@ -34,6 +34,8 @@ MISSING: Any = object()
 
 SCALAR, MAP, LIST, DEDUCED = 0, 1, 2, 3
 _SCALAR_TYPES = frozenset({"string", "integer", "number", "boolean"})
+#: structured-merge-diff's scalar kinds (``schema.Scalar``) of the OpenAPI types.
+_SCALAR_KINDS = {"string": "string", "integer": "numeric", "number": "numeric", "boolean": "boolean"}
 
 
 class TypedError(Exception):
@@ -68,6 +70,8 @@ class TypeNode:
     key_defaults: dict[str, Any] = field(default_factory=dict)
     #: ``x-kubernetes-preserve-unknown-fields``: undeclared keys are data, not errors.
     open: bool = False
+    #: A scalar's kind: string, numeric, boolean, or untyped (int-or-string and the like).
+    scalar: str = "untyped"
     #: Keys a comparison passes over: the ObjectMeta fields no manager ever owns.
     skip: frozenset[str] = frozenset()
     #: A single value to its owners (a scalar, an atomic map or list): set by ``__post_init__``.
@@ -175,7 +179,7 @@ def _classify_node(n: Schema) -> TypeNode:
             return TypeNode(LIST, elem=elem, list_kind="set")
         return TypeNode(LIST, elem=elem, list_kind="atomic")
     if t in _SCALAR_TYPES:
-        return TypeNode(SCALAR)
+        return TypeNode(SCALAR, scalar=_SCALAR_KINDS[t])
     props = n.get("properties")
     ap = n.get("additionalProperties")
     if t == "object" or props is not None or isinstance(ap, dict):
@@ -290,6 +294,10 @@ def to_field_set(obj: Any, t: TypeNode, *, closed: bool = False) -> FieldSet:
 def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]], closed: bool = False) -> FieldSet:
     t = _deduce(t, v)
     if t.leaf:
+        if closed and t.shape == SCALAR and v is not None:
+            problem = scalar_problem(t.scalar, v)
+            if problem:
+                errors.append((_render(path), problem))
         return fp.EMPTY
     out: FieldSet = {}
     if t.shape == MAP:
@@ -395,6 +403,51 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
 Memo = dict[tuple[int, str, bytes], tuple[FieldSet | None, FieldSet | None]]
 #: How many entries a memo keeps before it starts again.
 MEMO_SIZE = 256
+
+
+def scalar_problem(kind: str, v: Any) -> str:
+    """``validateScalar``: why ``v`` is not a scalar of ``kind`` (``""`` when it is), in Go's words."""
+    if kind == "numeric":
+        if type(v) in (int, float):
+            return ""
+        return f"expected numeric (int or float), got {_go_type_name(v)}"
+    if kind == "string":
+        return "" if type(v) is str else f"expected string, got &value.valueUnstructured{{Value:{_go_sharp(v)}}}"
+    if kind == "boolean":
+        return "" if type(v) is bool else f"expected boolean, got &{{{_go_plain(v)}}}"
+    if type(v) in (str, int, float, bool):
+        return ""
+    return f"expected any scalar, got &{{{_go_plain(v)}}}"
+
+
+def _go_type_name(v: Any) -> str:
+    """``%T`` of an unstructured value."""
+    return {str: "string", bool: "bool", int: "int64", float: "float64", dict: "map[string]interface {}",
+            list: "[]interface {}"}.get(type(v), "interface {}")
+
+
+def _go_sharp(v: Any) -> str:
+    """``%#v`` of an unstructured value (scalars exactly; maps and lists by their Go type)."""
+    if type(v) is bool:
+        return "true" if v else "false"
+    if type(v) is str:
+        return orjson.dumps(v).decode()
+    if type(v) in (int, float):
+        return repr(v)
+    return _go_type_name(v) + "{…}"
+
+
+def _go_plain(v: Any) -> str:
+    """``%v`` of an unstructured value."""
+    if type(v) is bool:
+        return "true" if v else "false"
+    if type(v) is dict:
+        return "map[" + " ".join(f"{k}:{_go_plain(x)}" for k, x in sorted(v.items())) + "]"
+    if type(v) is list:
+        return "[" + " ".join(_go_plain(x) for x in v) + "]"
+    if v is None:
+        return "<nil>"
+    return str(v)
 
 
 def _content(value: Any) -> bytes | None:

@@ -653,3 +653,21 @@ def test_apply_dry_run_stale_version_and_namespace() -> None:
     elsewhere = {**cm, "metadata": {**cm["metadata"], "namespace": "kube-system"}}
     err = expect_error(lambda: apply_cm(elsewhere), 400, "BadRequest")
     assert err.message == "the namespace of the object (kube-system) does not match the namespace on the request (default)"
+
+
+@pytest.mark.parametrize(("kind", "api_version", "body", "message"), [
+    ("ConfigMap", "v1", {"data": {"a": 1}}, ".data.a: expected string, got &value.valueUnstructured{Value:1}"),
+    ("Deployment", "apps/v1", {"spec": {"replicas": "3"}},
+     ".spec.replicas: expected numeric (int or float), got string"),
+    ("Deployment", "apps/v1", {"spec": {"paused": "yes"}}, ".spec.paused: expected boolean, got &{yes}"),
+], ids=["string", "numeric", "boolean"])
+def test_apply_of_a_wrong_scalar_to_a_built_in_fails_to_type(kind: str, api_version: str, body: dict[str, Any],
+                                                              message: str) -> None:
+    """structured-merge-diff checks a configuration's scalars against the type (``validateScalar``)
+    before anything is decoded: a 500 in its words, not the decoder's 400."""
+    api = APIServer()
+    config = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "c"}, **body}
+    err = expect_error(lambda: api.patch(kind, "c", config, namespace=NS, api_version=api_version,
+                                         patch_type="apply", field_manager="m"), 500, "")
+    group = api_version if "/" in api_version else "/" + api_version
+    assert err.message == f"failed to create typed patch object (default/c; {group}, Kind={kind}): {message}"
