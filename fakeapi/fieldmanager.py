@@ -119,9 +119,15 @@ def decode(entries: Any) -> Managed | None:
 
 def encode(managed: Managed) -> list[dict[str, Any]]:
     """The entries sorted as ``sortEncodedManagedFields``: operation, time, manager, apiVersion, subresource."""
-    entries = sorted(managed.values(), key=lambda e: (e.operation, e.time or "", e.manager, e.api_version,
-                                                      e.subresource))
+    if len(managed) == 1:
+        (only,) = managed.values()
+        return [only.encode()] if only.fields else []
+    entries = sorted(managed.values(), key=_sort_key)
     return [e.encode() for e in entries if e.fields]
+
+
+def _sort_key(e: ManagerEntry) -> tuple[str, str, str, str, str]:
+    return (e.operation, e.time or "", e.manager, e.api_version, e.subresource)
 
 
 def _ignored(subresource: str, status_subresource: bool) -> FieldSet:
@@ -171,20 +177,23 @@ def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager:
             del changed["f:metadata"]
     if not changed and not removed:
         return managed
-    me = ManagerEntry(manager, UPDATE, api_version, fp.EMPTY, None, subresource)
+    my_key = (manager, UPDATE, api_version, subresource)  # (ManagerEntry.key of the writer's entry)
     out: Managed = {}
     for key, e in managed.items():
         # (the writer's own entry keeps what it changed: (prev - removed - changed) + changed)
-        s = fp.difference(e.fields if key == me.key else fp.difference(e.fields, changed), removed)
+        s = e.fields if key == my_key else fp.difference(e.fields, changed)
+        if removed:
+            s = fp.difference(s, removed)
         if s:
             out[key] = e if s is e.fields else e.with_fields(s)
-    prev = managed.get(me.key)
+    prev = managed.get(my_key)
     if changed:
-        kept = out.get(me.key)
+        kept = out.get(my_key)
         mine = fp.union(kept.fields if kept is not None else fp.EMPTY, changed)
         if not (kept is prev and prev is not None and mine is prev.fields and prev.time == now):
-            out[me.key] = (prev or me).with_fields(mine, now)
-    return _cap_update_managers(out)
+            base = prev or ManagerEntry(manager, UPDATE, api_version, fp.EMPTY, None, subresource)
+            out[my_key] = base.with_fields(mine, now)
+    return out if len(out) <= MAX_UPDATE_MANAGERS else _cap_update_managers(out)
 
 
 #: ``DefaultMaxUpdateManagers``: past this many ``Update`` entries, the oldest are merged.
