@@ -24,6 +24,7 @@ client-side-apply annotations.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -256,7 +257,6 @@ def conflict_message(conflicts: list[tuple[ManagerEntry, tuple[str, ...]]]) -> s
 
 def _identifier(e: ManagerEntry) -> str:
     """The JSON manager identifier Go sorts conflicts by."""
-    import json
     ident: dict[str, Any] = {"manager": e.manager, "operation": e.operation}
     if e.operation == UPDATE:
         ident["apiVersion"] = e.api_version

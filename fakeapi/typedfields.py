@@ -21,6 +21,7 @@ JSON (dicts, lists, scalars); ``MISSING`` marks an absent field, unlike ``None``
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -255,20 +256,26 @@ def _item_element(t: TypeNode, item: Any, index: int, path: Path, errors: list[t
     return f"i:{index}"
 
 
-def _index(t: TypeNode, items: Any, path: Path, errors: list[tuple[str, str]]) -> dict[str, Any]:
-    """The items of a set or map list by path element (duplicates reported)."""
-    out: dict[str, Any] = {}
+def _keyed_items(t: TypeNode, items: Any, path: Path, errors: list[tuple[str, str]]) -> Iterator[tuple[str, Any]]:
+    """The items of a set or map list with their path elements, in order; an item without a
+    usable key, or repeating one, is reported and left out (as structured-merge-diff's walks do)."""
     if type(items) is not list:
-        return out
+        return
+    seen: set[str] = set()
     for i, item in enumerate(items):
         pe = _item_element(t, item, i, path, errors)
         if pe is None:
             continue
-        if pe in out:
+        if pe in seen:
             errors.append((_render(path), f"duplicate entries for key {fp.path_string((pe,))}"))
             continue
-        out[pe] = item
-    return out
+        seen.add(pe)
+        yield pe, item
+
+
+def _index(t: TypeNode, items: Any, path: Path, errors: list[tuple[str, str]]) -> dict[str, Any]:
+    """The items of a set or map list by path element (duplicates reported)."""
+    return dict(_keyed_items(t, items, path, errors))
 
 
 def _sub(path: Path, pe: str) -> Path:
@@ -316,16 +323,8 @@ def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]], clos
             if node is not None:
                 out[pe] = node
         return out
-    if type(v) is not list:
-        return fp.EMPTY
     it = t.item()
-    for i, item in enumerate(v):
-        pe = _item_element(t, item, i, path, errors)
-        if pe is None:
-            continue
-        if pe in out:
-            errors.append((_render(path), f"duplicate entries for key {fp.path_string((pe,))}"))
-            continue
+    for pe, item in _keyed_items(t, v, path, errors):  # (each item walked before the next is keyed)
         out[pe] = fp._join(True, _to_set(item, it, _sub(path, pe), errors, closed))
     return out
 
