@@ -54,20 +54,28 @@ def union(a: FieldSet, b: FieldSet) -> FieldSet:
             out[k] = vb
             grew = True
         elif va is not vb:
-            ma, ka = _split(va)
-            mb, kb = _split(vb)
-            kids = union(ka, kb)
-            if kids is ka and (ma or not mb):
-                continue  # (``a`` has it all already)
-            n = _join(ma or mb, kids)
-            if out is None:
-                out = dict(a)
-            out[k] = n
+            n = _union_node(va, vb)
+            if n is not va:
+                if out is None:
+                    out = dict(a)
+                out[k] = n
     if out is None:
         return a
     if grew:  # keep Go's element order (sets built here stay canonical)
         out = {k: out[k] for k in sorted(out, key=_element_order)}
     return out
+
+
+def _union_node(va: FieldSet, vb: FieldSet) -> FieldSet:
+    """The union of two nodes (``{}`` a member without children): ``va`` itself when it holds all of ``vb``.
+
+    Nodes are united in their own form: ``"."`` is an element like any other, only ``{}`` needs care.
+    """
+    if not vb:  # (b: a member only)
+        return va if not va or MEMBER in va else {MEMBER: {}, **va}
+    if not va:  # (a: a member only)
+        return vb if MEMBER in vb else {MEMBER: {}, **vb}
+    return union(va, vb)
 
 
 def difference(a: FieldSet, b: FieldSet) -> FieldSet:
@@ -80,14 +88,28 @@ def difference(a: FieldSet, b: FieldSet) -> FieldSet:
     out: FieldSet | None = None
     for k in common:
         va = a[k]
-        ma, ka = _split(va)
-        mb, kb = _split(b[k])
-        kids = difference(ka, kb)
-        if kids is ka and not (ma and mb):
-            continue  # unchanged
+        vb = b[k]
+        if not vb:  # (b: k a member only)
+            if not va:
+                n: FieldSet | None = None
+            elif MEMBER in va:
+                n = {e: v for e, v in va.items() if e != MEMBER} or None
+            else:
+                continue
+        elif not va:  # (a: k a member only)
+            if MEMBER not in vb:
+                continue
+            n = None
+        else:  # (both nodes: ``"."`` removed as any element is)
+            n = difference(va, vb)
+            if n is va:
+                continue
+            if not n:
+                n = None
+            elif len(n) == 1 and MEMBER in n:
+                n = {}
         if out is None:
             out = dict(a)
-        n = _join(ma and not mb, kids)
         if n is None:
             del out[k]
         else:
@@ -205,6 +227,8 @@ def key_element(fields: dict[str, Any]) -> str:
 
 def value_element(value: Any) -> str:
     """The element of a set list item."""
+    if type(value) is str and value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
+        return f'v:"{value}"'  # (the common case, without the encoder)
     return "v:" + _json(value)
 
 
