@@ -168,7 +168,7 @@ def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager:
     """The entries after a non-apply write of ``new`` over ``old`` (``old`` a zero object on create).
 
     ``t``: the object's root type skipping the fields no manager owns, and those the subresource
-    resets (:func:`compare_skip`). ``memo``: a create's memo of :func:`~fakeapi.typedfields.changes`.
+    resets (:func:`compare_skip`). ``memo``: the server's memo of :func:`~fakeapi.typedfields.changes`.
     """
     changed, removed = changes(old, new, t, memo)  # (``t`` skips what no manager owns: see compare_skip)
     meta = changed.get("f:metadata")

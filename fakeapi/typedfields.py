@@ -358,9 +358,10 @@ def compare(old: Any, new: Any, t: TypeNode) -> Comparison:
 def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[FieldSet, FieldSet]:
     """``(Added + Modified, Removed)`` of :func:`compare`: all a field manager needs, in one walk.
 
-    ``memo``, for a create (``old`` the kind's zero object): the changes under each top-level
-    field but metadata, by that field's content, so that objects made from one template (the
-    pods of a ReplicaSet, the runners of a set) share them rather than walk them again.
+    ``memo``: the changes under each top-level field but metadata, by the content of its two
+    sides, so that objects made from one template (the pods of a ReplicaSet, the runners of a
+    set), which are created alike and go through the same status changes, share them rather
+    than walk them again. Values JSON cannot carry are walked every time.
     """
     errors: list[tuple[str, str]] = []
     if memo is None or type(old) is not dict or type(new) is not dict:
@@ -373,8 +374,13 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
         if key in skip or l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
             continue
         pe, ct = t.field(key)
-        content = _content(r_val) if key != "metadata" else None
-        hit = memo.get((id(t), key, content)) if content is not None else None
+        mkey: tuple[int, str, bytes, bytes] | None = None
+        if key != "metadata":
+            after = _content(r_val)
+            before = b"" if l_val is MISSING else _content(l_val)
+            if after is not None and before is not None:
+                mkey = (id(t), key, before, after)
+        hit = memo.get(mkey) if mkey is not None else None
         if hit is None:
             c: FieldSet = {}
             r: FieldSet = {}
@@ -383,10 +389,10 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
             else:
                 _child_changes(pe, l_val, r_val, ct, (), errors, c, r)
             hit = (c.get(pe), r.get(pe))
-            if content is not None:
+            if mkey is not None:
                 if len(memo) >= MEMO_SIZE:
                     memo.clear()
-                memo[(id(t), key, content)] = hit
+                memo[mkey] = hit
         if hit[0] is not None:
             changed[pe] = hit[0]
         if hit[1] is not None:
@@ -398,8 +404,9 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
     return _sorted(changed), _sorted(removed)
 
 
-#: A create's changes by (root type, top-level field, its content): see :func:`changes`.
-Memo = dict[tuple[int, str, bytes], tuple[FieldSet | None, FieldSet | None]]
+#: Changes by (root type, top-level field, its content before (b"" when absent) and after): see
+#: :func:`changes`.
+Memo = dict[tuple[int, str, bytes, bytes], tuple[FieldSet | None, FieldSet | None]]
 #: How many entries a memo keeps before it starts again.
 MEMO_SIZE = 256
 
@@ -450,9 +457,7 @@ def _go_plain(v: Any) -> str:
 
 
 def _content(value: Any) -> bytes | None:
-    """The JSON of a map or list (the memo's key), or None for a scalar or what orjson cannot carry."""
-    if type(value) is not dict and type(value) is not list:
-        return None
+    """The JSON of a value (the memo's key), or None for what orjson cannot carry."""
     try:
         return orjson.dumps(value)
     except (orjson.JSONEncodeError, TypeError):

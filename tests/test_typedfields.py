@@ -370,3 +370,27 @@ def test_a_creates_memo_changes_nothing_but_the_work() -> None:
     for obj in (pod("a", "x"), pod("b", "x"), pod("c", "y"), pod("d", "x")):
         assert tf.changes(zero, obj, t, memo) == tf.changes(zero, obj, t)
     assert len(memo) == 2  # (one spec per image)
+
+
+def test_changes_memo_of_updates_is_keyed_by_both_sides() -> None:
+    """An update's memo hit needs the same content before and after: the same transition of two
+    objects is walked once, and a different starting point is walked again."""
+    from fakeapi.builtin import builtin_kinds
+
+    pod_kind = next(k for k in builtin_kinds() if k.kind == "Pod" and not k.group)
+    t = tf.root_type(pod_kind.schema, frozenset({"apiVersion", "kind", "spec", "metadata"}))
+
+    def pod(name: str, conditions: list[str], phase: str) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                "status": {"phase": phase, "conditions": [{"type": c, "status": "True"} for c in conditions]}}
+
+    memo: tf.Memo = {}
+    steps = [(pod("a", ["PodScheduled"], "Pending"), pod("a", ["PodScheduled", "Ready"], "Running")),
+             (pod("b", ["PodScheduled"], "Pending"), pod("b", ["PodScheduled", "Ready"], "Running")),
+             (pod("c", [], "Pending"), pod("c", ["PodScheduled", "Ready"], "Running")),
+             (pod("d", ["PodScheduled", "Ready"], "Running"), pod("d", ["PodScheduled"], "Failed"))]
+    for old, new in steps:
+        assert tf.changes(old, new, t, memo) == tf.changes(old, new, t)
+    assert len(memo) == 3  # (a and b share one transition)
+    assert tf.changes(*steps[3], t, memo)[1] == {"f:status": {"f:conditions": {'k:{"type":"Ready"}': {
+        ".": {}, "f:status": {}, "f:type": {}}}}}
