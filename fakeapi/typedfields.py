@@ -375,7 +375,7 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
             continue
         pe, ct = t.field(key)
         mkey: tuple[int, str, bytes, bytes] | None = None
-        if key != "metadata":
+        if key != "metadata":  # (which names the object, its owners: rarely the same twice)
             after = _content(r_val)
             before = b"" if l_val is MISSING else _content(l_val)
             if after is not None and before is not None:
@@ -401,7 +401,7 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
         if key not in new and key not in skip:
             pe, ct = t.field(key)
             removed[pe] = _subtree(l_val, ct)
-    return _sorted(changed), _sorted(removed)
+    return (_sorted(changed) if len(changed) > 1 else changed), (_sorted(removed) if len(removed) > 1 else removed)
 
 
 #: Changes by (root type, top-level field, its content before (b"" when absent) and after): see
