@@ -20,3 +20,14 @@ os.environ.setdefault("FAKEAPI_CHECK_SNAPSHOTS", "1")
 
 if not any(ep.value == "fakeapi.harness.plugin" for ep in entry_points(group="pytest11")):
     pytest_plugins = ["fakeapi.harness.plugin"]
+
+
+def pytest_runtest_teardown(item: object) -> None:
+    """Fail a test that changed the shared empty field set (fakeapi.fieldpath.EMPTY, the node of
+    every leaf of every managedFields set): sets are values, and a change there changes them all."""
+    from fakeapi import fieldpath
+
+    if fieldpath.EMPTY:
+        bad = dict(fieldpath.EMPTY)
+        fieldpath.EMPTY.clear()
+        raise AssertionError(f"{item}: the shared empty field set was changed to {bad}")

@@ -17,6 +17,8 @@ from typing import Any
 FieldSet = dict[str, Any]
 
 MEMBER = "."
+#: The empty set, and the node of a member without children (a leaf): one object, shared by every
+#: set that holds it, as sets are values (never changed once made).
 EMPTY: FieldSet = {}
 
 
@@ -32,9 +34,9 @@ def _split(node: FieldSet) -> tuple[bool, FieldSet]:
 def _join(member: bool, kids: FieldSet) -> FieldSet | None:
     """The node for (member, children); None when it is neither a member nor leads to one."""
     if not kids:
-        return {} if member else None
+        return EMPTY if member else None
     if member:
-        return {MEMBER: {}, **kids}
+        return {MEMBER: EMPTY, **kids}
     return kids
 
 
@@ -72,9 +74,9 @@ def _union_node(va: FieldSet, vb: FieldSet) -> FieldSet:
     Nodes are united in their own form: ``"."`` is an element like any other, only ``{}`` needs care.
     """
     if not vb:  # (b: a member only)
-        return va if not va or MEMBER in va else {MEMBER: {}, **va}
+        return va if not va or MEMBER in va else {MEMBER: EMPTY, **va}
     if not va:  # (a: a member only)
-        return vb if MEMBER in vb else {MEMBER: {}, **vb}
+        return vb if MEMBER in vb else {MEMBER: EMPTY, **vb}
     return union(va, vb)
 
 
@@ -107,7 +109,7 @@ def difference(a: FieldSet, b: FieldSet) -> FieldSet:
             if not n:
                 n = None
             elif len(n) == 1 and MEMBER in n:
-                n = {}
+                n = EMPTY
         if out is None:
             out = dict(a)
         if n is None:

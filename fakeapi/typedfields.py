@@ -538,7 +538,7 @@ def _child_changes(pe: str, lv: Any, rv: Any, ct: TypeNode, path: Path, errors: 
         return
     dt = _deduce(ct, rv)
     if _leaf_here(dt, lv, rv):
-        changed[pe] = {}  # (a different value: checked by the caller)
+        changed[pe] = fp.EMPTY  # (a different value: checked by the caller)
         return
     c, r = _compare(lv, rv, dt, _sub(path, pe), errors)
     if c:
@@ -577,12 +577,12 @@ def _split_changed(changed: FieldSet, old: Any, t: TypeNode) -> tuple[FieldSet, 
 def _subtree(v: Any, t: TypeNode) -> FieldSet:
     """The node of a value added or removed whole: it and all it holds are members."""
     if t.leaf:
-        return {}
+        return fp.EMPTY
     tv = type(v)
     if tv is dict:
         if not v or t.shape == LIST:
-            return {}
-        out: FieldSet = {fp.MEMBER: {}}
+            return fp.EMPTY
+        out: FieldSet = {fp.MEMBER: fp.EMPTY}
         fields = t._fields
         for key in sorted(v):
             hit = fields.get(key)
@@ -593,21 +593,21 @@ def _subtree(v: Any, t: TypeNode) -> FieldSet:
                 continue  # (a skipped key: no identity test, mypyc boxes tuples afresh)
             val = v[key]
             if ct.leaf or not val or (type(val) is not dict and type(val) is not list):
-                out[pe] = {}  # (a scalar, an atomic value, an empty map or list, a null)
+                out[pe] = fp.EMPTY  # (a scalar, an atomic value, an empty map or list, a null)
             else:
                 out[pe] = _subtree(val, ct)
-        return out if len(out) > 1 else {}
+        return out if len(out) > 1 else fp.EMPTY
     if tv is list and v and t.shape != MAP:
         if t.shape == DEDUCED:
-            return {}  # (a deduced list is atomic)
-        out = {fp.MEMBER: {}}
+            return fp.EMPTY  # (a deduced list is atomic)
+        out = {fp.MEMBER: fp.EMPTY}
         it = t.item()
         for i, item in enumerate(v):
             ipe = _item_element(t, item, i, (), [])
             if ipe is not None:
-                out[ipe] = {} if it.leaf else _subtree(item, it)
+                out[ipe] = fp.EMPTY if it.leaf else _subtree(item, it)
         return fp.canonical_level(out) if len(out) > 2 else out
-    return {}
+    return fp.EMPTY
 
 
 def _union_keys(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
