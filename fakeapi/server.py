@@ -381,7 +381,13 @@ class APIServer:
             else:
                 meta = cp(meta)
         else:
-            obj = _copy_json(obj) if copied else normalize_numbers(obj)
+            if copied:
+                m = obj.get("metadata") if type(obj) is dict else None
+                if type(m) is dict and "managedFields" in m:  # (read by the field manager, never stored)
+                    obj = {**obj, "metadata": {k: v for k, v in m.items() if k != "managedFields"}}
+                obj = _copy_json(obj)
+            else:
+                obj = normalize_numbers(obj)
             meta = obj.get("metadata")
             if meta is None:
                 meta = obj["metadata"] = {}
@@ -492,6 +498,9 @@ class APIServer:
             self._pending_managed = None
             if meta.get("managedFields") is pending[0]:
                 entry.managed = pending[1]
+        elif w.old is not None and w.old.managed is not None and meta.get("managedFields") is w.old.obj["metadata"].get(
+                "managedFields"):
+            entry.managed = w.old.managed  # (a write that left them as they were: a binding, a deletion's start)
         old = self.store.put(table, entry)
         if self.snapshot_guard is not None:
             self.snapshot_guard.stored(kind.plural, entry.key, obj, kind.go_type if kind.stored_go_encoded else None)

@@ -380,8 +380,10 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
             before = b"" if l_val is MISSING else _content(l_val)
             if after is not None and before is not None:
                 mkey = (id(t), key, before, after)
-        hit = memo.get(mkey) if mkey is not None else None
-        if hit is None:
+        hit = memo.pop(mkey, None) if mkey is not None else None
+        if hit is not None:
+            memo[mkey] = hit  # (the most recently used last: see below)
+        else:
             c: FieldSet = {}
             r: FieldSet = {}
             if l_val is MISSING:
@@ -391,7 +393,7 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
             hit = (c.get(pe), r.get(pe))
             if mkey is not None:
                 if len(memo) >= MEMO_SIZE:
-                    memo.clear()
+                    del memo[next(iter(memo))]  # the least recently used: one-off contents pass through
                 memo[mkey] = hit
         if hit[0] is not None:
             changed[pe] = hit[0]
@@ -407,8 +409,8 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
 #: Changes by (root type, top-level field, its content before (b"" when absent) and after): see
 #: :func:`changes`.
 Memo = dict[tuple[int, str, bytes, bytes], tuple[FieldSet | None, FieldSet | None]]
-#: How many entries a memo keeps before it starts again.
-MEMO_SIZE = 256
+#: How many entries a memo keeps (the least recently used are dropped first).
+MEMO_SIZE = 512
 
 
 def scalar_problem(kind: str, v: Any) -> str:
