@@ -381,9 +381,9 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
             if after is not None and before is not None:
                 mkey = (id(t), key, before, after)
         hit = memo.pop(mkey, None) if mkey is not None else None
-        if hit is not None:
+        if hit is not None and mkey is not None:
             memo[mkey] = hit  # (the most recently used last: see below)
-        else:
+        if hit is None:
             c: FieldSet = {}
             r: FieldSet = {}
             if l_val is MISSING:
