@@ -64,7 +64,7 @@ def union(a: FieldSet, b: FieldSet) -> FieldSet:
     if out is None:
         return a
     if grew:  # keep Go's element order (sets built here stay canonical)
-        out = {k: out[k] for k in sorted(out, key=_element_order)}
+        out = {k: out[k] for k in in_order(out)}
     return out
 
 
@@ -202,14 +202,14 @@ def canonical(a: FieldSet) -> FieldSet:
     """``a`` with its elements in the order Go serializes them (``.`` first, then sorted)."""
     if not a:
         return a
-    return {k: canonical(a[k]) for k in sorted(a, key=_element_order)}
+    return {k: canonical(a[k]) for k in in_order(a)}
 
 
 def canonical_level(a: FieldSet) -> FieldSet:
     """``a`` with its own elements in Go's order (its children taken as they are)."""
     if len(a) < 2:
         return a
-    return {k: a[k] for k in sorted(a, key=_element_order)}
+    return {k: a[k] for k in in_order(a)}
 
 
 def field_element(name: str) -> str:
@@ -242,6 +242,17 @@ _TAG_RANK = {"f": 0, "k": 1, "v": 2, "i": 3}
 
 
 _ORDER: dict[str, tuple[Any, ...]] = {MEMBER: (-1,)}
+
+
+def in_order(elements: Any) -> list[str]:
+    """The path elements in Go's order: ``.`` first, then fields by name, keys, values, indexes.
+
+    Fields alone (the common case) sort as their strings do: ``.`` sorts before ``f:``.
+    """
+    for e in elements:
+        if e[0] != "f" and e != MEMBER:
+            return sorted(elements, key=_element_order)
+    return sorted(elements)
 
 
 def _element_order(e: str) -> tuple[Any, ...]:

@@ -224,10 +224,29 @@ def test_key_element(fields: dict[str, Any], element: str) -> None:
     assert json.loads(element[2:]) == fields
 
 
-@pytest.mark.parametrize(("value", "element"), [("x", 'v:"x"'), (5, "v:5"), (True, "v:true"), ("a b", 'v:"a b"')])
+@pytest.mark.parametrize(("value", "element"), [
+    ("x", 'v:"x"'), (5, "v:5"), (True, "v:true"), ("a b", 'v:"a b"'),
+    # (past the common case: quotes, backslashes, control and non-ASCII characters go through the encoder)
+    ('say "hi"', 'v:"say \\"hi\\""'), ("a\\b", 'v:"a\\\\b"'), ("tab\there", 'v:"tab\\there"'), ("ünï", 'v:"ünï"'),
+    (None, "v:null"), (1.5, "v:1.5")])
 def test_value_element(value: Any, element: str) -> None:
     """A set item's element: its value as compact JSON."""
     assert fp.value_element(value) == element
+
+
+IN_ORDER: list[tuple[str, list[str], list[str]]] = [
+    ("fields sort by name, after the member", ["f:b", ".", "f:a.b", "f:a"], [".", "f:a", "f:a.b", "f:b"]),
+    ("fields, keys, values, indexes", ["i:0", 'v:"x"', 'k:{"name":"a"}', "f:z", "."],
+     [".", "f:z", 'k:{"name":"a"}', 'v:"x"', "i:0"]),
+    ("indexes by number, not text", ["i:10", "i:9", "i:1"], ["i:1", "i:9", "i:10"]),
+    ("values by value: numbers before strings", ['v:"a"', "v:10", "v:9"], ["v:9", "v:10", 'v:"a"']),
+]
+
+
+@pytest.mark.parametrize(("elements", "expected"), [c[1:] for c in IN_ORDER], ids=[c[0] for c in IN_ORDER])
+def test_in_order(elements: list[str], expected: list[str]) -> None:
+    """Elements sort as Go sorts them, whether or not only fields are present (the shortcut)."""
+    assert fp.in_order(elements) == expected
 
 
 def test_field_element() -> None:
