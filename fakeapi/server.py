@@ -159,7 +159,7 @@ class APIServer:
         #: (managedFields list, its decoded entries) set by the write being prepared, for its store entry.
         self._pending_managed: tuple[Any, fieldmanager.Managed] | None = None
         #: Creates' field sets by content (typedfields.changes): this server's own, shared by its objects.
-        self._changes_memo: Memo = {}
+        self._changes_memo = Memo()
         #: Checks that stored snapshots are never mutated (``FAKEAPI_CHECK_SNAPSHOTS=1``), else None.
         self.snapshot_guard: SnapshotGuard | None = SnapshotGuard() if _snapshot_check_enabled() else None
         #: Decoded (Go client) forms of stored snapshots, shared by clients and informer caches.

@@ -358,10 +358,10 @@ def compare(old: Any, new: Any, t: TypeNode) -> Comparison:
 def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[FieldSet, FieldSet]:
     """``(Added + Modified, Removed)`` of :func:`compare`: all a field manager needs, in one walk.
 
-    ``memo``: the changes under each top-level field but metadata, by the content of its two
-    sides, so that objects made from one template (the pods of a ReplicaSet, the runners of a
-    set), which are created alike and go through the same status changes, share them rather
-    than walk them again. Values JSON cannot carry are walked every time.
+    ``memo``: the changes under each top-level map or list but metadata, by the content of its
+    two sides, so that objects made from one template (the pods of a ReplicaSet, the runners of a
+    set), which are created alike and go through the same status changes, share them rather than
+    walk them again (see :class:`Memo`).
     """
     errors: list[tuple[str, str]] = []
     if memo is None or type(old) is not dict or type(new) is not dict:
@@ -375,14 +375,13 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
             continue
         pe, ct = t.field(key)
         mkey: tuple[int, str, bytes, bytes] | None = None
-        if key != "metadata":  # (which names the object, its owners: rarely the same twice)
+        if (key != "metadata"  # (which names the object, its owners: rarely the same twice)
+                and (type(r_val) is dict or type(r_val) is list) and memo.worth_trying(t, key)):
             after = _content(r_val)
             before = b"" if l_val is MISSING else _content(l_val)
             if after is not None and before is not None:
                 mkey = (id(t), key, before, after)
-        hit = memo.pop(mkey, None) if mkey is not None else None
-        if hit is not None and mkey is not None:
-            memo[mkey] = hit  # (the most recently used last: see below)
+        hit = memo.get(mkey) if mkey is not None else None
         if hit is None:
             c: FieldSet = {}
             r: FieldSet = {}
@@ -392,9 +391,7 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
                 _child_changes(pe, l_val, r_val, ct, (), errors, c, r)
             hit = (c.get(pe), r.get(pe))
             if mkey is not None:
-                if len(memo) >= MEMO_SIZE:
-                    del memo[next(iter(memo))]  # the least recently used: one-off contents pass through
-                memo[mkey] = hit
+                memo.put(mkey, hit)
         if hit[0] is not None:
             changed[pe] = hit[0]
         if hit[1] is not None:
@@ -406,11 +403,55 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
     return (_sorted(changed) if len(changed) > 1 else changed), (_sorted(removed) if len(removed) > 1 else removed)
 
 
-#: Changes by (root type, top-level field, its content before (b"" when absent) and after): see
-#: :func:`changes`.
-Memo = dict[tuple[int, str, bytes, bytes], tuple[FieldSet | None, FieldSet | None]]
-#: How many entries a memo keeps (the least recently used are dropped first).
-MEMO_SIZE = 512
+MemoKey = tuple[int, str, bytes, bytes]
+MemoValue = tuple[FieldSet | None, FieldSet | None]
+
+
+class Memo:
+    """The changes :func:`changes` found under top-level fields, by (root type, field, the JSON of
+    its value before (``b""`` when absent) and after): at most ``size``, the least recently used
+    dropped first.
+
+    A field whose contents rarely repeat (a runner's status, with its own id; a Secret's data)
+    is not worth the JSON of its two sides: after ``probe`` lookups with fewer than one hit in
+    eight, it is walked without a lookup.
+    """
+
+    __slots__ = ("entries", "probe", "size", "tries")
+
+    def __init__(self, size: int = 512, probe: int = 16) -> None:
+        self.entries: dict[MemoKey, MemoValue] = {}
+        #: (root type, field) -> [lookups, hits]
+        self.tries: dict[tuple[int, str], list[int]] = {}
+        self.size = size
+        self.probe = probe
+
+    def worth_trying(self, t: TypeNode, key: str) -> bool:
+        """Whether a lookup for ``key`` under ``t`` has paid off often enough to make another."""
+        tries = self.tries.get((id(t), key))
+        return tries is None or tries[0] < self.probe or tries[1] * 8 >= tries[0]
+
+    def get(self, mkey: MemoKey) -> MemoValue | None:
+        """The changes recorded for ``mkey`` (now the most recently used), or None."""
+        hit = self.entries.pop(mkey, None)
+        field_key = (mkey[0], mkey[1])
+        tries = self.tries.get(field_key)
+        if tries is None:
+            tries = self.tries[field_key] = [0, 0]
+        tries[0] += 1
+        if hit is not None:
+            tries[1] += 1
+            self.entries[mkey] = hit
+        return hit
+
+    def put(self, mkey: MemoKey, value: MemoValue) -> None:
+        """Record the changes for ``mkey``, dropping the least recently used entry when full."""
+        if len(self.entries) >= self.size:
+            del self.entries[next(iter(self.entries))]
+        self.entries[mkey] = value
+
+    def __len__(self) -> int:
+        return len(self.entries)
 
 
 def scalar_problem(kind: str, v: Any) -> str:

@@ -366,7 +366,7 @@ def test_a_creates_memo_changes_nothing_but_the_work() -> None:
                 "spec": {"containers": [{"name": "c", "image": image, "env": [{"name": "A", "value": "1"}]}],
                          "nodeSelector": {}}}
 
-    memo: tf.Memo = {}
+    memo = tf.Memo()
     for obj in (pod("a", "x"), pod("b", "x"), pod("c", "y"), pod("d", "x")):
         assert tf.changes(zero, obj, t, memo) == tf.changes(zero, obj, t)
     assert len(memo) == 2  # (one spec per image)
@@ -384,7 +384,7 @@ def test_changes_memo_of_updates_is_keyed_by_both_sides() -> None:
         return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
                 "status": {"phase": phase, "conditions": [{"type": c, "status": "True"} for c in conditions]}}
 
-    memo: tf.Memo = {}
+    memo = tf.Memo()
     steps = [(pod("a", ["PodScheduled"], "Pending"), pod("a", ["PodScheduled", "Ready"], "Running")),
              (pod("b", ["PodScheduled"], "Pending"), pod("b", ["PodScheduled", "Ready"], "Running")),
              (pod("c", [], "Pending"), pod("c", ["PodScheduled", "Ready"], "Running")),
@@ -394,3 +394,37 @@ def test_changes_memo_of_updates_is_keyed_by_both_sides() -> None:
     assert len(memo) == 3  # (a and b share one transition)
     assert tf.changes(*steps[3], t, memo)[1] == {"f:status": {"f:conditions": {'k:{"type":"Ready"}': {
         ".": {}, "f:status": {}, "f:type": {}}}}}
+
+
+def test_changes_memo_stops_looking_up_contents_that_never_repeat() -> None:
+    """A field whose contents are new every time (a status with the object's own id) costs the JSON
+    of both sides for nothing: after ``probe`` fruitless lookups the memo is not asked again for it,
+    while a field whose contents repeat keeps being looked up. The changes are the same either way."""
+    from fakeapi.builtin import builtin_kinds
+
+    pod_kind = next(k for k in builtin_kinds() if k.kind == "Pod" and not k.group)
+    t = tf.root_type(pod_kind.schema, frozenset({"apiVersion", "kind", "metadata"}))
+    memo = tf.Memo(probe=4)
+
+    def pod(i: int) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}"},
+                "spec": {"containers": [{"name": "c", "image": "x"}]},
+                "status": {"podIP": f"10.0.0.{i}", "phase": "Running"}}
+
+    zero = {"apiVersion": "v1", "kind": "Pod"}
+    for i in range(10):
+        assert tf.changes(zero, pod(i), t, memo) == tf.changes(zero, pod(i), t)
+    assert memo.tries[(id(t), "status")] == [4, 0]  # (probed four times, then left alone)
+    assert memo.tries[(id(t), "spec")] == [10, 9]
+    assert len(memo) == 5  # (one spec, four statuses)
+
+
+def test_changes_memo_keeps_its_most_recently_used_entries() -> None:
+    """Past its size the memo drops the entry used longest ago, not the one looked up last."""
+    memo = tf.Memo(size=2)
+    a, b, c = (1, "spec", b"", b"a"), (1, "spec", b"", b"b"), (1, "spec", b"", b"c")
+    memo.put(a, ({}, None))
+    memo.put(b, ({}, None))
+    assert memo.get(a) is not None  # a: now the most recent
+    memo.put(c, ({}, None))
+    assert memo.get(b) is None and memo.get(a) is not None and memo.get(c) is not None
