@@ -95,8 +95,14 @@ class SchemaFacts:
         return facts
 
     def load(self) -> tuple[Any, Any, Any]:
-        """The Kind loader: (schema, compiled schema, no Go type)."""
-        return self.schema, self.facts()[0], None
+        """The Kind loader: (schema, compiled schema, no Go type).
+
+        The schema is the compiled one's: equal to this version's, and the same object for every
+        kind made from an equal schema (in every server), so that what is derived from it by
+        identity (the typed walks' types: :func:`fakeapi.typedfields.root_type`) is made once.
+        """
+        compiled = self.facts()[0]
+        return compiled.schema, compiled, None
 
     def __bool__(self) -> bool:
         return bool(self.facts()[1])
@@ -230,11 +236,10 @@ def kinds_from_crd(crd: dict[str, Any]) -> list[Kind]:
                 short_names=tuple(names.get("shortNames") or ()),
                 namespaced=spec.get("scope", "Namespaced") == "Namespaced",
                 status_subresource="status" in subresources,
-                schema=schema,
                 selectable_fields=selectable,
                 crd_name=crd["metadata"]["name"],
                 extra={"typed": facts},
-                loader=facts.load,  # compiled (and the cache lookup) on first use
+                loader=facts.load,  # schema and compiled (and the cache lookup) on first use
             )
         )
     return out

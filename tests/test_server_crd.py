@@ -58,14 +58,16 @@ class TestCrdLifecycle:
 
     def test_schema_compiled_on_first_use_and_shared(self) -> None:
         # registering records the schema; the compiled form is looked up when first needed,
-        # and kinds of equal schemas (one per server) share it
+        # and kinds of equal schemas (one per server) share it, and one schema object (so the
+        # typed walks' types, made by schema identity, are made once for every server)
         a, b = APIServer(), APIServer()
         ka, kb = a.register_crd(widget_crd()), b.register_crd(widget_crd())
         assert "compiled" not in ka.__dict__ and "compiled" not in kb.__dict__
+        assert "schema" not in ka.__dict__ and "schema" not in kb.__dict__
         a.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}})
         a.create(widget())
         assert "compiled" in ka.__dict__ and "compiled" not in kb.__dict__
-        assert kb.compiled is ka.compiled and kb.schema == ka.schema and kb.schema is not ka.schema
+        assert kb.compiled is ka.compiled and kb.schema is ka.schema and ka.schema == widget_schema()
         assert bool(ka.extra["typed"]) == bool(kb.extra["typed"]) and ka == kb
 
     def test_update_changes_the_schema(self, api: APIServer) -> None:
