@@ -84,13 +84,11 @@ def difference(a: FieldSet, b: FieldSet) -> FieldSet:
     """The paths of ``a`` not in ``b`` (a member of ``b`` removes only itself, not what lies under it)."""
     if not a or not b:
         return a
-    common = a.keys() & b.keys()
-    if not common:
-        return a  # (the usual case for a manager a write did not touch: no copy)
-    out: FieldSet | None = None
-    for k in common:
-        va = a[k]
-        vb = b[k]
+    out: FieldSet | None = None  # (a copy of ``a``, made at the first change: else ``a`` itself)
+    for k, vb in b.items():  # (``b``, what a write changed, is the small one)
+        va = a.get(k)
+        if va is None:
+            continue  # (the usual case for a manager a write did not touch: no copy)
         if not vb:  # (b: k a member only)
             if not va:
                 n: FieldSet | None = None
