@@ -17,9 +17,9 @@ Entries are keyed like ``BuildManagerIdentifier``: manager, operation, subresour
 and (for ``Update`` only) the apiVersion. The server-set metadata fields are never
 owned (``stripMetaManager``), nor the fields a subresource resets (``status`` for
 the main resource of a kind with a status subresource, ``spec`` for ``/status``).
-Entries are encoded sorted as ``sortEncodedManagedFields`` sorts them. Not ported:
-the cap of ten ``Update`` managers (``ancient-changes``), and the upgrade of
-client-side-apply annotations.
+Entries are encoded sorted as ``sortEncodedManagedFields`` sorts them; past ten
+``Update`` managers the oldest merge into ``ancient-changes`` (``capUpdateManagers``).
+Not ported: the upgrade of client-side-apply annotations.
 """
 
 from __future__ import annotations
