@@ -80,6 +80,9 @@ class TypeNode:
     _kids: dict[str, tuple[TypeNode, bool]] = field(default_factory=dict)
     _fields: dict[str, tuple[str, TypeNode]] = field(default_factory=dict)
     _item: TypeNode | None = None
+    #: A map type's whole-value sets by key tuple, while every key met has a leaf type (then the
+    #: set depends on the keys alone: labels, an owner reference); None once one has not.
+    _flat: dict[tuple[str, ...], FieldSet] | None = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.leaf = self.shape == SCALAR or self.atomic or (self.shape == LIST and self.list_kind == "atomic")
@@ -625,6 +628,13 @@ def _subtree(v: Any, t: TypeNode) -> FieldSet:
     if tv is dict:
         if not v or t.shape == LIST:
             return fp.EMPTY
+        flat = t._flat
+        keys: tuple[str, ...] = ()
+        if flat is not None:
+            keys = tuple(v)
+            known = flat.get(keys)
+            if known is not None:
+                return known
         out: FieldSet = {fp.MEMBER: fp.EMPTY}
         fields = t._fields
         for key in sorted(v):
@@ -634,12 +644,19 @@ def _subtree(v: Any, t: TypeNode) -> FieldSet:
             pe, ct = hit
             if not pe:
                 continue  # (a skipped key: no identity test, mypyc boxes tuples afresh)
+            if ct.leaf:
+                out[pe] = fp.EMPTY  # (a scalar or an atomic value)
+                continue
+            flat = t._flat = None
             val = v[key]
-            if ct.leaf or not val or (type(val) is not dict and type(val) is not list):
-                out[pe] = fp.EMPTY  # (a scalar, an atomic value, an empty map or list, a null)
+            if not val or (type(val) is not dict and type(val) is not list):
+                out[pe] = fp.EMPTY  # (an empty map or list, a null, a scalar)
             else:
                 out[pe] = _subtree(val, ct)
-        return out if len(out) > 1 else fp.EMPTY
+        node = out if len(out) > 1 else fp.EMPTY
+        if flat is not None and len(flat) < _FLAT_SIZE:
+            flat[keys] = node
+        return node
     if tv is list and v and t.shape != MAP:
         if t.shape == DEDUCED:
             return fp.EMPTY  # (a deduced list is atomic)
@@ -651,6 +668,10 @@ def _subtree(v: Any, t: TypeNode) -> FieldSet:
                 out[ipe] = fp.EMPTY if it.leaf else _subtree(item, it)
         return fp.canonical_level(out) if len(out) > 2 else out
     return fp.EMPTY
+
+
+#: How many key tuples a map type keeps (:attr:`TypeNode._flat`).
+_FLAT_SIZE = 64
 
 
 def _union_keys(a: dict[str, Any], b: dict[str, Any]) -> list[str]:

@@ -428,3 +428,24 @@ def test_changes_memo_keeps_its_most_recently_used_entries() -> None:
     assert memo.get(a) is not None  # a: now the most recent
     memo.put(c, ({}, None))
     assert memo.get(b) is None and memo.get(a) is not None and memo.get(c) is not None
+
+
+def test_whole_value_sets_of_flat_maps_are_shared_by_key_set() -> None:
+    """A map whose keys all have leaf types (labels; a struct of scalars) gets the same set for the
+    same keys whatever the values; a map type once seen with a non-leaf child is walked every time."""
+    schema = copy.deepcopy(SCHEMA)  # (types of its own: the test sees them fresh)
+    t = tf.type_of(schema)
+
+    def obj(name: str, containers: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"spec": {"labels": {"app": name, "tier": "x"}, "sub": {"x": len(name), "y": name},
+                         "containers": containers}}
+
+    a, _ = tf.changes(MISSING, obj("a", [{"name": "c", "image": "a"}]), t)
+    b, _ = tf.changes(MISSING, obj("bb", [{"name": "c", "image": "b", "env": {"E": "1"}}]), t)
+    assert a["f:spec"]["f:labels"] is b["f:spec"]["f:labels"] == {".": {}, "f:app": {}, "f:tier": {}}
+    assert a["f:spec"]["f:sub"] is b["f:spec"]["f:sub"] == {".": {}, "f:x": {}, "f:y": {}}
+    container_t = t.child("spec")[0].child("containers")[0].item()
+    assert container_t._flat is None  # (env, a map of strings, is not a leaf: walked each time)
+    assert a["f:spec"]["f:containers"][A.replace('"a"', '"c"')] == {".": {}, "f:image": {}, "f:name": {}}
+    assert b["f:spec"]["f:containers"][A.replace('"a"', '"c"')] == {
+        ".": {}, "f:env": {".": {}, "f:E": {}}, "f:image": {}, "f:name": {}}
