@@ -253,9 +253,17 @@ def in_order(elements: Any) -> list[str]:
     return sorted(elements)
 
 
+#: How many elements :data:`_ORDER` keeps before it starts again (keys and values name objects:
+#: owner uids, finalizers; a long test session meets ever new ones).
+_ORDER_SIZE = 65536
+
+
 def _element_order(e: str) -> tuple[Any, ...]:
     hit = _ORDER.get(e)
     if hit is None:
+        if len(_ORDER) >= _ORDER_SIZE:
+            _ORDER.clear()
+            _ORDER[MEMBER] = (-1,)
         hit = _ORDER[e] = _order_of(e)
     return hit
 

@@ -249,6 +249,17 @@ def test_in_order(elements: list[str], expected: list[str]) -> None:
     assert fp.in_order(elements) == expected
 
 
+def test_element_order_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The element-order memo starts again past its size (elements name objects: a long session
+    meets ever new ones), and orders the same after."""
+    monkeypatch.setattr(fp, "_ORDER_SIZE", 4)
+    monkeypatch.setattr(fp, "_ORDER", {fp.MEMBER: (-1,)})
+    elements = [f'k:{{"uid":"u{i}"}}' for i in range(9)] + ["i:2", "i:10", "f:a", "."]
+    assert fp.in_order(elements) == [".", "f:a", *sorted(elements[:9]), "i:2", "i:10"]
+    assert len(fp._ORDER) <= 4
+    assert fp.in_order(elements) == [".", "f:a", *sorted(elements[:9]), "i:2", "i:10"]
+
+
 def test_field_element() -> None:
     """A struct field or map key is ``f:<name>``, unquoted."""
     assert fp.field_element("app.kubernetes.io/name") == "f:app.kubernetes.io/name"
