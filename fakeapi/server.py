@@ -158,7 +158,7 @@ class APIServer:
         self._zeros: dict[str, dict[str, Any]] = {}
         #: (managedFields list, its decoded entries) set by the write being prepared, for its store entry.
         self._pending_managed: tuple[Any, fieldmanager.Managed] | None = None
-        #: Creates' field sets by content (typedfields.changes): this server's own, shared by its objects.
+        #: The changes found under top-level fields, by content (typedfields.Memo): objects of one template share them.
         self._changes_memo = Memo()
         #: Checks that stored snapshots are never mutated (``FAKEAPI_CHECK_SNAPSHOTS=1``), else None.
         self.snapshot_guard: SnapshotGuard | None = SnapshotGuard() if _snapshot_check_enabled() else None

@@ -81,7 +81,7 @@ class TypeNode:
     _fields: dict[str, tuple[str, TypeNode]] = field(default_factory=dict)
     _item: TypeNode | None = None
     #: A map type's whole-value sets by key tuple, while every key met has a leaf type (then the
-    #: set depends on the keys alone: labels, an owner reference); None once one has not.
+    #: set depends on the keys alone: labels, an env var with a value); None once one has not.
     _flat: dict[tuple[str, ...], FieldSet] | None = field(default_factory=dict)
 
     def __post_init__(self) -> None:
