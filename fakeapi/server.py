@@ -1633,7 +1633,9 @@ class APIServer:
 
         Sets ``spec.nodeName`` and the ``PodScheduled`` condition; 409 when the pod is
         already bound or being deleted. Bound pods are deleted gracefully (the kubelet
-        confirms), unbound ones at once.
+        confirms), unbound ones at once. As kube-apiserver's ``BindingREST`` (a storage
+        update past the field manager), it leaves managedFields as they were: no manager owns
+        ``spec.nodeName`` or the ``PodScheduled`` condition (kubernetes/kubernetes#127508).
         """
         k = self.resolve_kind("Pod", "v1")
 

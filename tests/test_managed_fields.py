@@ -129,6 +129,23 @@ def test_create_serializes_fields_in_go_order() -> None:
     assert text == json.dumps(POD_FIELDS)
 
 
+def test_binding_records_no_manager() -> None:
+    """``pods/binding`` writes the pod past the field manager (``BindingREST`` updates storage
+    directly): ``spec.nodeName`` and the ``PodScheduled`` condition change, managedFields do
+    not (kubernetes/kubernetes#127508: no entry owns ``k:{"type":"PodScheduled"}``)."""
+    api = APIServer()
+    before = api.create(pod_body(), actor="kubectl-run")
+    clock_before = api.clock.timestamp()
+    api.clock.advance(5)
+    api.bind_pod("p", NS, "node-1")
+    pod = api.get("Pod", "p", NS)
+    assert pod["spec"]["nodeName"] == "node-1"
+    assert [c["type"] for c in pod["status"]["conditions"]] == ["PodScheduled"]
+    assert pod["metadata"]["resourceVersion"] != before["metadata"]["resourceVersion"]
+    assert pod["metadata"]["managedFields"] == before["metadata"]["managedFields"]
+    assert pod["metadata"]["managedFields"][0]["time"] == clock_before
+
+
 def test_second_updater_gets_its_own_entry() -> None:
     """An update by another manager records only what it changed, at its time; the creator's
     entry (and its time) is unchanged."""
