@@ -1,4 +1,5 @@
-"""What apps/v1 Deployment and StatefulSet validation checks beyond the OpenAPI schema (``pkg/apis/apps/validation``).
+"""What apps/v1 Deployment, ReplicaSet, StatefulSet and DaemonSet validation checks beyond the OpenAPI schema
+(``pkg/apis/apps/validation``).
 
 No controller runs for them here (as under envtest): an operator's test creates them, reads them
 and writes their status itself. These are the rules such a test meets: a selector that matches
@@ -183,6 +184,61 @@ def deployment_status_causes(status: Any) -> list[Cause]:
     replicas = count("replicas")
     for name in ("updatedReplicas", "readyReplicas", "availableReplicas"):
         if count(name) > replicas:
+            causes.append(invalid(f"status.{name}", count(name), "cannot be greater than status.replicas"))
+    if count("availableReplicas") > count("readyReplicas"):
+        causes.append(invalid("status.availableReplicas", count("availableReplicas"),
+                              "cannot be greater than readyReplicas"))
+    return causes
+
+
+def replica_set_causes(obj: dict[str, Any], pod_spec_causes: PodSpecCauses) -> list[Cause]:
+    """``ValidateReplicaSetSpec``: counts not negative, a selector that is set and not empty (Go's message
+    says "deployment" for a ReplicaSet too), and the template (``ValidatePodTemplateSpecForReplicaSet``).
+
+    A missing selector selects nothing (``LabelSelectorAsSelector(nil)``): the template's labels are
+    reported as not matching it as well.
+    """
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return []
+    causes = nonnegative(spec, "replicas", "spec")
+    causes += nonnegative(spec, "minReadySeconds", "spec")
+    selector = spec.get("selector")
+    if selector is None:
+        causes.append(required("spec.selector"))
+    elif isinstance(selector, dict) and not selector.get("matchLabels") and not selector.get("matchExpressions"):
+        causes.append(invalid("spec.selector", label_selector_string(selector), "empty selector is invalid for deployment"))
+    try:
+        compiled = selector_from_object(selector if isinstance(selector, dict) else None)
+    except SelectorError:
+        causes.append(invalid("spec.selector", label_selector_string(selector), "invalid label selector"))
+    else:
+        causes += _template_causes(spec.get("template"), compiled, pod_spec_causes)
+    return causes
+
+
+def replica_set_update_causes(obj: dict[str, Any], old: dict[str, Any], pod_spec_causes: PodSpecCauses) -> list[Cause]:
+    """The ReplicaSet strategy's ``ValidateUpdate`` beyond ``ValidateReplicaSet``: ``ValidateReplicaSetUpdate``
+    validates the spec a second time (so an invalid spec's causes appear twice, as kube-apiserver lists
+    them; its message names each once), then ``spec.selector`` is immutable in apps/v1."""
+    return replica_set_causes(obj, pod_spec_causes) + deployment_update_causes(obj, old)
+
+
+def replica_set_status_causes(status: Any) -> list[Cause]:
+    """``ValidateReplicaSetStatus``: counts not negative, none above the replicas, available not above ready."""
+    if not isinstance(status, dict):
+        return []
+    causes: list[Cause] = []
+    for name in ("replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "terminatingReplicas",
+                 "observedGeneration"):
+        causes += nonnegative(status, name, "status")
+
+    def count(name: str) -> int:
+        v = status.get(name)
+        return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+    for name in ("fullyLabeledReplicas", "readyReplicas", "availableReplicas"):
+        if count(name) > count("replicas"):
             causes.append(invalid(f"status.{name}", count(name), "cannot be greater than status.replicas"))
     if count("availableReplicas") > count("readyReplicas"):
         causes.append(invalid("status.availableReplicas", count("availableReplicas"),

@@ -69,6 +69,8 @@ BUILTINS: tuple[BuiltinSpec, ...] = (
     BuiltinSpec("coordination.k8s.io", "v1", "Lease", "leases", "io.k8s.api.coordination.v1.Lease"),
     BuiltinSpec("apps", "v1", "Deployment", "deployments", "io.k8s.api.apps.v1.Deployment", status=True,
                 initial_generation=1, short_names=("deploy",), annotations_bump_generation=True),
+    BuiltinSpec("apps", "v1", "ReplicaSet", "replicasets", "io.k8s.api.apps.v1.ReplicaSet", status=True,
+                initial_generation=1, fields=("status.replicas",), short_names=("rs",)),
     BuiltinSpec("apps", "v1", "StatefulSet", "statefulsets", "io.k8s.api.apps.v1.StatefulSet", status=True,
                 initial_generation=1, short_names=("sts",)),
     BuiltinSpec("apps", "v1", "DaemonSet", "daemonsets", "io.k8s.api.apps.v1.DaemonSet", status=True,

@@ -2,11 +2,11 @@
 
 The mistakes a controller is likely to make, with the real messages: on every write, container
 and volume names, images, ConfigMap and Secret keys, what each Secret type needs, Role rules and
-RoleBindings, Leases, Deployments, StatefulSets and DaemonSets (:mod:`fakeapi.appsvalidation`), PodDisruptionBudgets (:mod:`fakeapi.policyvalidation`), Ingresses (:mod:`fakeapi.networkingvalidation`), Jobs (:mod:`fakeapi.batchvalidation`), PersistentVolumeClaims (:mod:`fakeapi.claimvalidation`), Services (:mod:`fakeapi.servicevalidation`)
+RoleBindings, Leases, Deployments, ReplicaSets, StatefulSets and DaemonSets (:mod:`fakeapi.appsvalidation`), PodDisruptionBudgets (:mod:`fakeapi.policyvalidation`), Ingresses (:mod:`fakeapi.networkingvalidation`), Jobs (:mod:`fakeapi.batchvalidation`), PersistentVolumeClaims (:mod:`fakeapi.claimvalidation`), Services (:mod:`fakeapi.servicevalidation`)
 (:func:`validate_builtin`); on an update, a Pod's immutable spec, frozen Secret and ConfigMap data, a
-Secret's type, a binding's roleRef, a Deployment's selector and a Service's cluster IPs
+Secret's type, a binding's roleRef, a Deployment's or ReplicaSet's selector and a Service's cluster IPs
 (:func:`validate_builtin_update`); on a status write, a Pod's container state
-transitions and a Deployment's counts (:func:`validate_builtin_status_update`).
+transitions and a Deployment's or ReplicaSet's counts (:func:`validate_builtin_status_update`).
 """
 
 from __future__ import annotations
@@ -23,6 +23,9 @@ from .appsvalidation import (
     deployment_causes,
     deployment_status_causes,
     deployment_update_causes,
+    replica_set_causes,
+    replica_set_status_causes,
+    replica_set_update_causes,
     stateful_set_causes,
     stateful_set_status_causes,
     stateful_set_update_causes,
@@ -64,6 +67,8 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
         return []
     if kind.group == "apps" and kind.kind == "Deployment":
         return deployment_causes(obj, _pod_spec_causes)
+    if kind.group == "apps" and kind.kind == "ReplicaSet":
+        return replica_set_causes(obj, _pod_spec_causes)
     if kind.group == "apps" and kind.kind == "StatefulSet":
         return stateful_set_causes(obj)
     if kind.group == "apps" and kind.kind == "DaemonSet":
@@ -274,6 +279,8 @@ def validate_builtin_update(kind: Kind, obj: dict[str, Any], old: dict[str, Any]
         return _role_ref_causes(obj, old)
     if kind.group == "apps" and kind.kind in ("Deployment", "DaemonSet"):
         return deployment_update_causes(obj, old)  # (the selector: immutable in apps/v1 for both)
+    if kind.group == "apps" and kind.kind == "ReplicaSet":
+        return replica_set_update_causes(obj, old, _pod_spec_causes)
     if kind.group == "apps" and kind.kind == "StatefulSet":
         return stateful_set_update_causes(obj, old)
     if kind.group == "batch" and kind.kind == "Job":
@@ -441,7 +448,8 @@ def validate_builtin_status_update(kind: Kind, obj: dict[str, Any], old: dict[st
     return causes
 
 
-_STATUS_CHECKS = {"Deployment": deployment_status_causes, "StatefulSet": stateful_set_status_causes,
+_STATUS_CHECKS = {"Deployment": deployment_status_causes, "ReplicaSet": replica_set_status_causes,
+                  "StatefulSet": stateful_set_status_causes,
                   "DaemonSet": daemon_set_status_causes, "PodDisruptionBudget": disruption_budget_status_causes}
 
 

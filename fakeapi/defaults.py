@@ -30,7 +30,7 @@ def apply_builtin_defaults(kind: str, obj: JSONDict, base: JSONDict | None = Non
     ``Pending`` and ``status.qosClass`` when absent. Secret: ``type: Opaque``, and ``stringData`` merged into ``data``.
     RoleBinding: the roleRef's and subjects' apiGroups. Namespace: the ``kubernetes.io/metadata.name`` label and ``status.phase:
     Active``. Deployment: replicas, strategy, revisionHistoryLimit, progressDeadlineSeconds and the pod
-    template's spec. Other kinds: nothing. ``base``: a stored object ``obj`` shares parts with; a
+    template's spec. ReplicaSet: replicas and the pod template's spec. Other kinds: nothing. ``base``: a stored object ``obj`` shares parts with; a
     Pod spec that *is* its spec was defaulted when stored and is not walked again.
     """
     if kind == "Pod":
@@ -244,6 +244,15 @@ def _deployment(obj: JSONDict) -> None:
         spec["revisionHistoryLimit"] = 10
     if spec.get("progressDeadlineSeconds") is None:
         spec["progressDeadlineSeconds"] = 600
+    _pod_template(spec)
+
+
+def _replica_set(obj: JSONDict) -> None:
+    """``SetObjectDefaults_ReplicaSet`` (apps/v1): one replica, and the pod template's defaults (as a
+    Deployment's template gets them)."""
+    spec = _dict(obj, "spec")
+    if spec.get("replicas") is None:
+        spec["replicas"] = 1
     _pod_template(spec)
 
 
@@ -631,6 +640,7 @@ _BY_KIND: dict[str, Callable[[JSONDict], None]] = {
     "Namespace": _namespace,
     "RoleBinding": _role_binding,
     "Deployment": _deployment,
+    "ReplicaSet": _replica_set,
     "Service": _service,
     "Job": _job,
     "StatefulSet": _stateful_set,

@@ -284,6 +284,8 @@ POINTER_FIELDS: frozenset[tuple[str, str]] = frozenset(
         ("io.k8s.api.apps.v1.DeploymentSpec", "progressDeadlineSeconds"),
         ("io.k8s.api.apps.v1.DeploymentStatus", "terminatingReplicas"),
         ("io.k8s.api.apps.v1.DeploymentStatus", "collisionCount"),
+        ("io.k8s.api.apps.v1.ReplicaSetSpec", "replicas"),
+        ("io.k8s.api.apps.v1.ReplicaSetStatus", "terminatingReplicas"),
         *(("io.k8s.api.apps.v1.StatefulSetSpec", f) for f in ("replicas", "revisionHistoryLimit")),
         ("io.k8s.api.apps.v1.RollingUpdateStatefulSetStrategy", "partition"),
         ("io.k8s.api.apps.v1.DaemonSetSpec", "revisionHistoryLimit"),

@@ -28,6 +28,8 @@ BODIES: list[dict[str, Any]] = [
          "restartPolicy": "Never", "containers": [{"name": "a", "image": "x:1"}]}}}}}},
     {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "ns"},
      "spec": {"selector": _SELECTOR, "template": _TEMPLATE}},
+    {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs", "namespace": "ns"},
+     "spec": {"replicas": 0, "selector": _SELECTOR, "template": _TEMPLATE}},
     {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "s", "namespace": "ns"},
      "spec": {"serviceName": "s", "selector": _SELECTOR, "template": _TEMPLATE,
               "volumeClaimTemplates": [{"metadata": {"name": "data"},
