@@ -81,6 +81,10 @@ BUILTINS: tuple[BuiltinSpec, ...] = (
                 short_names=("cj",)),
     BuiltinSpec("networking.k8s.io", "v1", "Ingress", "ingresses", "io.k8s.api.networking.v1.Ingress", status=True,
                 initial_generation=1, short_names=("ing",)),
+    # no status: networking/v1 NetworkPolicyStatus is gone (its protobuf tag tombstoned); PrepareForCreate sets
+    # generation 1, PrepareForUpdate bumps it on a spec change
+    BuiltinSpec("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", "io.k8s.api.networking.v1.NetworkPolicy",
+                initial_generation=1, short_names=("netpol",)),
     BuiltinSpec("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", "io.k8s.api.policy.v1.PodDisruptionBudget",
                 status=True, initial_generation=1, short_names=("pdb",)),
     BuiltinSpec("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",

@@ -2,10 +2,11 @@
 
 The mistakes a controller is likely to make, with the real messages: on every write, container
 and volume names, images, ConfigMap and Secret keys, what each Secret type needs, Role rules and
-RoleBindings, Leases, Deployments, ReplicaSets, StatefulSets and DaemonSets (:mod:`fakeapi.appsvalidation`), PodDisruptionBudgets (:mod:`fakeapi.policyvalidation`), Ingresses (:mod:`fakeapi.networkingvalidation`), Jobs (:mod:`fakeapi.batchvalidation`), PersistentVolumeClaims (:mod:`fakeapi.claimvalidation`), Services (:mod:`fakeapi.servicevalidation`)
+RoleBindings, Leases, Deployments, ReplicaSets, StatefulSets and DaemonSets (:mod:`fakeapi.appsvalidation`), PodDisruptionBudgets (:mod:`fakeapi.policyvalidation`), Ingresses and NetworkPolicies (:mod:`fakeapi.networkingvalidation`), Jobs (:mod:`fakeapi.batchvalidation`), PersistentVolumeClaims (:mod:`fakeapi.claimvalidation`), Services (:mod:`fakeapi.servicevalidation`)
 (:func:`validate_builtin`); on an update, a Pod's immutable spec, frozen Secret and ConfigMap data, a
-Secret's type, a binding's roleRef, a Deployment's or ReplicaSet's selector and a Service's cluster IPs
-(:func:`validate_builtin_update`); on a status write, a Pod's container state
+Secret's type, a binding's roleRef, a Deployment's or ReplicaSet's selector, a Service's cluster IPs and
+a NetworkPolicy's spec a second time (:func:`validate_builtin_update`); the warnings of a valid write
+(:func:`builtin_warnings`); on a status write, a Pod's container state
 transitions and a Deployment's or ReplicaSet's counts (:func:`validate_builtin_status_update`).
 """
 
@@ -46,7 +47,12 @@ from .metavalidation import (
     too_long,
     validate_name,
 )
-from .networkingvalidation import ingress_causes
+from .networkingvalidation import (
+    ingress_causes,
+    network_policy_causes,
+    network_policy_update_causes,
+    network_policy_warnings,
+)
 from .policyvalidation import disruption_budget_causes, disruption_budget_status_causes
 from .servicevalidation import service_causes, service_update_causes
 
@@ -83,6 +89,8 @@ def validate_builtin(kind: Kind, obj: dict[str, Any]) -> list[Cause]:
         return disruption_budget_causes(obj)
     if kind.group == "networking.k8s.io" and kind.kind == "Ingress":
         return ingress_causes(obj)
+    if kind.group == "networking.k8s.io" and kind.kind == "NetworkPolicy":
+        return network_policy_causes(obj)
     if kind.group:
         return []
     if kind.kind == "Pod":
@@ -285,6 +293,8 @@ def validate_builtin_update(kind: Kind, obj: dict[str, Any], old: dict[str, Any]
         return stateful_set_update_causes(obj, old)
     if kind.group == "batch" and kind.kind == "Job":
         return job_update_causes(obj, old)
+    if kind.group == "networking.k8s.io" and kind.kind == "NetworkPolicy":
+        return network_policy_update_causes(obj, old)
     if kind.group:
         return []
     if kind.kind in ("Secret", "ConfigMap"):
@@ -414,6 +424,14 @@ def _only_deleted_scheduling_gates(new: list[Any], old: list[Any]) -> list[Cause
     had = {g.get("name") for g in old if isinstance(g, dict)}
     return [forbidden(f"spec.schedulingGates[{i}].name", f"only deletion is allowed, but found new scheduling gate '{name}'")
             for i, g in enumerate(new) if isinstance(g, dict) and (name := g.get("name")) not in had]
+
+
+def builtin_warnings(kind: Kind, obj: dict[str, Any]) -> list[str]:
+    """The warnings of a valid write of a built-in (its strategy's ``WarningsOnCreate``/``WarningsOnUpdate``;
+    NetworkPolicies only: the CIDRs in a non-standard form)."""
+    if kind.kind == "NetworkPolicy" and kind.builtin and kind.group == "networking.k8s.io":
+        return network_policy_warnings(obj)
+    return []
 
 
 def validate_builtin_status_update(kind: Kind, obj: dict[str, Any], old: dict[str, Any]) -> list[Cause]:

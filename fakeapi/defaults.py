@@ -30,7 +30,7 @@ def apply_builtin_defaults(kind: str, obj: JSONDict, base: JSONDict | None = Non
     ``Pending`` and ``status.qosClass`` when absent. Secret: ``type: Opaque``, and ``stringData`` merged into ``data``.
     RoleBinding: the roleRef's and subjects' apiGroups. Namespace: the ``kubernetes.io/metadata.name`` label and ``status.phase:
     Active``. Deployment: replicas, strategy, revisionHistoryLimit, progressDeadlineSeconds and the pod
-    template's spec. ReplicaSet: replicas and the pod template's spec. Other kinds: nothing. ``base``: a stored object ``obj`` shares parts with; a
+    template's spec. ReplicaSet: replicas and the pod template's spec. NetworkPolicy: policy types, ports' protocol. Other kinds: nothing. ``base``: a stored object ``obj`` shares parts with; a
     Pod spec that *is* its spec was defaulted when stored and is not walked again.
     """
     if kind == "Pod":
@@ -634,6 +634,29 @@ def _role_binding(obj: JSONDict) -> None:
                            for s in subjects]
 
 
+def _network_policy(obj: JSONDict) -> None:
+    """``SetObjectDefaults_NetworkPolicy`` (networking/v1): ``SetDefaults_NetworkPolicy`` (empty ``policyTypes``:
+    ``Ingress``, and ``Egress`` when there are egress rules) and ``SetDefaults_NetworkPolicyPort`` (a port's
+    nil ``protocol``: ``TCP``) on each rule's ports.
+
+    ``spec.podSelector`` is a ``metav1.LabelSelector`` value, never nil: an absent one is the empty
+    selector (all pods), as Go decodes it and as it is stored (``{}``), so that an update that leaves it
+    out changes no spec (nor the generation).
+    """
+    spec = _dict(obj, "spec")
+    if type(spec.get("podSelector")) is not dict:
+        spec["podSelector"] = {}
+    types = spec.get("policyTypes")
+    if type(types) is not list or not types:
+        egress = spec.get("egress")
+        spec["policyTypes"] = ["Ingress", "Egress"] if type(egress) is list and egress else ["Ingress"]
+    for rules_key in ("ingress", "egress"):
+        for rule in _list(spec, rules_key):
+            for port in _list(rule, "ports"):
+                if port.get("protocol") is None:
+                    port["protocol"] = "TCP"
+
+
 _BY_KIND: dict[str, Callable[[JSONDict], None]] = {
     "Pod": _pod,
     "Secret": _secret,
@@ -648,4 +671,5 @@ _BY_KIND: dict[str, Callable[[JSONDict], None]] = {
     "CronJob": _cron_job,
     "PersistentVolumeClaim": _pvc,
     "ClusterRoleBinding": _role_binding,
+    "NetworkPolicy": _network_policy,
 }

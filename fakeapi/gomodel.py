@@ -185,6 +185,7 @@ VALUE_STRUCT_FIELDS: frozenset[tuple[str, str]] = frozenset(
         (_CORE + "ServiceStatus", "loadBalancer"),
         ("io.k8s.api.networking.v1.IngressStatus", "loadBalancer"),
         ("io.k8s.api.networking.v1.HTTPIngressPath", "backend"),
+        ("io.k8s.api.networking.v1.NetworkPolicySpec", "podSelector"),
         ("io.k8s.api.rbac.v1.RoleBinding", "roleRef"),
         ("io.k8s.api.rbac.v1.ClusterRoleBinding", "roleRef"),
         ("io.k8s.api.apps.v1.DeploymentSpec", "template"),
@@ -306,6 +307,8 @@ POINTER_FIELDS: frozenset[tuple[str, str]] = frozenset(
             "holderIdentity", "leaseDurationSeconds", "leaseTransitions", "strategy", "preferredHolder")),
         ("io.k8s.api.coordination.v1.LeaseSpec", "acquireTime"),
         ("io.k8s.api.coordination.v1.LeaseSpec", "renewTime"),
+        ("io.k8s.api.networking.v1.NetworkPolicyPort", "protocol"),
+        ("io.k8s.api.networking.v1.NetworkPolicyPort", "endPort"),
     }
 )
 

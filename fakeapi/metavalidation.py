@@ -451,6 +451,48 @@ def validate_labels(labels: Any, field: str = "metadata.labels") -> list[Cause]:
     return causes
 
 
+_SELECTOR_OPERATORS_WITH_VALUES = ("In", "NotIn")
+_SELECTOR_OPERATORS_WITHOUT_VALUES = ("Exists", "DoesNotExist")
+
+
+def validate_label_selector(selector: Any, field: str, *, allow_invalid_label_value: bool = False) -> list[Cause]:
+    """``metav1validation.ValidateLabelSelector``: the ``matchLabels`` (``ValidateLabels``), then each of
+    the ``matchExpressions`` (``ValidateLabelSelectorRequirement``: an operator, values for ``In`` and
+    ``NotIn`` only, a qualified-name key, label-value values unless ``allow_invalid_label_value``).
+
+    A nil selector (``None``) has nothing to check.
+    """
+    if not _is_mapping(selector):
+        return []
+    causes = validate_labels(selector.get("matchLabels"), f"{field}.matchLabels")
+    exprs = selector.get("matchExpressions")
+    for i, expr in enumerate(exprs if isinstance(exprs, list) else ()):
+        if not _is_mapping(expr):
+            continue
+        path = f"{field}.matchExpressions[{i}]"
+        op = expr.get("operator")
+        op = op if isinstance(op, str) else ""
+        values = expr.get("values")
+        values = values if isinstance(values, list) else []
+        if op in _SELECTOR_OPERATORS_WITH_VALUES:
+            if not values:
+                causes.append(required(f"{path}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
+        elif op in _SELECTOR_OPERATORS_WITHOUT_VALUES:
+            if values:
+                causes.append(forbidden(f"{path}.values",
+                                        "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+        else:
+            causes.append(invalid(f"{path}.operator", op, "not a valid selector operator"))
+        key = expr.get("key")
+        key = key if isinstance(key, str) else ""
+        causes += [invalid(f"{path}.key", key, msg) for msg in _qualified_name(key)]
+        if not allow_invalid_label_value:
+            for j, value in enumerate(values):
+                value = value if isinstance(value, str) else ""
+                causes += [invalid(f"{path}.values[{j}]", value, msg) for msg in _label_value(value)]
+    return causes
+
+
 def validate_annotations(annotations: Any, field: str = "metadata.annotations") -> list[Cause]:
     """``ValidateAnnotations``: keys checked lower-cased; total size ≤ 256 KiB."""
     causes: list[Cause] = []

@@ -25,7 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 from . import errors, fieldmanager
 from .builtin import builtin_kinds
-from .builtinvalidation import validate_builtin, validate_builtin_status_update, validate_builtin_update
+from .builtinvalidation import (
+    builtin_warnings,
+    validate_builtin,
+    validate_builtin_status_update,
+    validate_builtin_update,
+)
 from .clock import Clock, format_time, parse_time
 from .crd import kinds_from_crd, validate_crd
 from .defaults import apply_builtin_defaults, job_selector
@@ -454,6 +459,8 @@ class APIServer:
             causes += validate_builtin_status_update(kind, obj, old)
         if causes:
             raise errors.invalid(kind.group, kind.kind, meta.get("name") or meta.get("generateName") or "", causes)
+        if kind.builtin and subresource != "status":
+            self._warn(builtin_warnings(kind, obj))  # (WarningsOnCreate/WarningsOnUpdate: a valid write's)
 
     def _encode(self, kind: Kind, obj: dict[str, Any], base: dict[str, Any] | None = None) -> dict[str, Any]:
         """Built-in kinds are stored as the Go structs re-encode them; custom ones as sent.

@@ -21,6 +21,11 @@ BODIES: list[dict[str, Any]] = [
     {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "ing", "namespace": "ns"},
      "spec": {"rules": [{"host": "a.example.com", "http": {"paths": [
          {"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "a", "port": {"number": 80}}}}]}}]}},
+    {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "np", "namespace": "ns"},
+     "spec": {"podSelector": {}, "ingress": [{"from": [{"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.1.0.0/16"]}},
+                                                      {"namespaceSelector": {}}],
+                                             "ports": [{"port": 8080, "endPort": 8090}, {"port": "metrics"}]}],
+              "egress": [{"to": [{"podSelector": {"matchLabels": {"app": "a"}}}]}]}},
     {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb", "namespace": "ns"},
      "spec": {"minAvailable": 1, "selector": _SELECTOR}},
     {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "cj", "namespace": "ns"},
