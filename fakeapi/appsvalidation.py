@@ -42,8 +42,7 @@ def deployment_causes(obj: dict[str, Any], pod_spec_causes: PodSpecCauses) -> li
     selector = spec.get("selector")
     if selector is None:
         return [*causes, required("spec.selector")]
-    if isinstance(selector, dict) and not selector.get("matchLabels") and not selector.get("matchExpressions"):
-        causes.append(invalid("spec.selector", label_selector_string(selector), "empty selector is invalid for deployment"))
+    causes += empty_selector_causes(selector, "deployment")
     try:
         compiled = selector_from_object(selector if isinstance(selector, dict) else {})
     except SelectorError:
@@ -206,8 +205,8 @@ def replica_set_causes(obj: dict[str, Any], pod_spec_causes: PodSpecCauses) -> l
     selector = spec.get("selector")
     if selector is None:
         causes.append(required("spec.selector"))
-    elif isinstance(selector, dict) and not selector.get("matchLabels") and not selector.get("matchExpressions"):
-        causes.append(invalid("spec.selector", label_selector_string(selector), "empty selector is invalid for deployment"))
+    else:
+        causes += empty_selector_causes(selector, "deployment")
     try:
         compiled = selector_from_object(selector if isinstance(selector, dict) else None)
     except SelectorError:
@@ -244,6 +243,14 @@ def replica_set_status_causes(status: Any) -> list[Cause]:
         causes.append(invalid("status.availableReplicas", count("availableReplicas"),
                               "cannot be greater than readyReplicas"))
     return causes
+
+
+def empty_selector_causes(selector: Any, word: str) -> list[Cause]:
+    """A workload's set but empty ``spec.selector``: Go's "empty selector is invalid for <word>" (the
+    word is Go's: a ReplicaSet's says "deployment")."""
+    if isinstance(selector, dict) and not selector.get("matchLabels") and not selector.get("matchExpressions"):
+        return [invalid("spec.selector", label_selector_string(selector), f"empty selector is invalid for {word}")]
+    return []
 
 
 def nonnegative(parent: dict[str, Any], name: str, path: str) -> list[Cause]:
@@ -300,8 +307,8 @@ def stateful_set_causes(obj: dict[str, Any]) -> list[Cause]:
     selector = spec.get("selector")
     if selector is None:
         causes.append(required("spec.selector"))
-    elif isinstance(selector, dict) and not selector.get("matchLabels") and not selector.get("matchExpressions"):
-        causes.append(invalid("spec.selector", label_selector_string(selector), "empty selector is invalid for statefulset"))
+    else:
+        causes += empty_selector_causes(selector, "statefulset")
     template = _dict_at(spec, "template")
     try:
         compiled = selector_from_object(selector if isinstance(selector, dict) else None)
@@ -385,8 +392,7 @@ def daemon_set_causes(obj: dict[str, Any], pod_spec_causes: PodSpecCauses) -> li
     if compiled is not None and not compiled.matches(labels or {}):
         causes.append(invalid("spec.template.metadata.labels", go_string_map(labels),
                               "`selector` does not match template `labels`"))
-    if isinstance(selector, dict) and not selector.get("matchLabels") and not selector.get("matchExpressions"):
-        causes.append(invalid("spec.selector", label_selector_string(selector), "empty selector is invalid for daemonset"))
+    causes += empty_selector_causes(selector, "daemonset")
     causes += validate_labels(labels or {}, "spec.template.labels")
     tspec = _dict_at(template, "spec")
     causes += pod_spec_causes(tspec, "spec.template.spec")
