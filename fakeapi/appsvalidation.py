@@ -22,6 +22,7 @@ from .metavalidation import (
     label_selector_string,
     not_supported,
     required,
+    validate_label_selector,
     validate_labels,
 )
 from .selectors import LabelSelector, SelectorError, selector_from_object
@@ -42,6 +43,7 @@ def deployment_causes(obj: dict[str, Any], pod_spec_causes: PodSpecCauses) -> li
     selector = spec.get("selector")
     if selector is None:
         return [*causes, required("spec.selector")]
+    causes += validate_label_selector(selector, "spec.selector")
     causes += empty_selector_causes(selector, "deployment")
     try:
         compiled = selector_from_object(selector if isinstance(selector, dict) else {})
@@ -206,6 +208,7 @@ def replica_set_causes(obj: dict[str, Any], pod_spec_causes: PodSpecCauses) -> l
     if selector is None:
         causes.append(required("spec.selector"))
     else:
+        causes += validate_label_selector(selector, "spec.selector")
         causes += empty_selector_causes(selector, "deployment")
     try:
         compiled = selector_from_object(selector if isinstance(selector, dict) else None)

@@ -432,3 +432,13 @@ def test_listed_and_served_under_apps() -> None:
     assert [r["name"] for r in resources["resources"]] == [
         "daemonsets", "daemonsets/status", "deployments", "deployments/status", "replicasets", "replicasets/status",
         "statefulsets", "statefulsets/status"]
+
+
+def test_a_selector_expression_is_validated() -> None:
+    """``ValidateReplicaSetSpec`` checks the selector with ``ValidateLabelSelector`` first."""
+    api = make_api()
+    body = _rs(selector={"matchLabels": {"app": "web"},
+                         "matchExpressions": [{"key": "tier", "operator": "In", "values": []}]})
+    err = assert_rejected(api, lambda: api.create(body), 422, "Invalid")
+    assert ("spec.selector.matchExpressions[0].values",
+            "Required value: must be specified when `operator` is 'In' or 'NotIn'") in field_causes(err)
