@@ -39,7 +39,7 @@ def test_extensions_are_the_compiled_modules_and_mypycs_runtime_libraries_are_no
         _touch(package / f"{name}{SUFFIX}", 200)
         _touch(package / f"{name}__mypyc{SUFFIX}", 200)
     _touch(package / "server.py", 100)
-    assert buildinfo.compiled_modules(package) == ["fakeapi.gomodel", "fakeapi.patches"]
+    assert buildinfo.compiled_modules(package) == ["fakeapi.codec.gomodel", "fakeapi.machinery.patches"]
     assert buildinfo.stale_modules(package) == []
 
 
@@ -48,14 +48,14 @@ def test_a_source_edited_after_its_build_is_stale(package: Path) -> None:
     _touch(package / "patches.py", 300)
     _touch(package / f"gomodel{SUFFIX}", 200)
     _touch(package / "gomodel.py", 100)
-    assert buildinfo.stale_modules(package) == ["fakeapi.patches"]
+    assert buildinfo.stale_modules(package) == ["fakeapi.machinery.patches"]
 
 
 def test_an_installed_package_is_never_stale_whatever_the_file_times(package: Path) -> None:
     (package.parent / "setup.py").unlink()  # (a wheel installed in site-packages: no setup.py beside it)
     _touch(package / f"patches{SUFFIX}", 200)
     _touch(package / "patches.py", 300)
-    assert buildinfo.compiled_modules(package) == ["fakeapi.patches"]
+    assert buildinfo.compiled_modules(package) == ["fakeapi.machinery.patches"]
     assert buildinfo.stale_modules(package) == []
 
 

@@ -5,15 +5,15 @@ See docs/HOST.md ("Use fakeapi to test your own controller") for a worked exampl
 
 from __future__ import annotations
 
-from . import predicates
-from .builder import ControllerBuilder, Request, Result
-from .host import Actor, Context, Controller, GarbageCollectorActor, Host, RunStats
-from .hotloop import HotLoopError
-from .informer import CacheReader, Informer
-from .kubelet import Kubelet
-from .predicates import Predicate
-from .ratelimit import ExponentialBackoff
-from .workqueue import WorkQueue
+from fakeapi.host import predicates
+from fakeapi.host.builder import ControllerBuilder, Request, Result
+from fakeapi.host.host import Actor, Context, Controller, GarbageCollectorActor, Host, RunStats
+from fakeapi.host.hotloop import HotLoopError
+from fakeapi.host.informer import CacheReader, Informer
+from fakeapi.host.kubelet import Kubelet
+from fakeapi.host.predicates import Predicate
+from fakeapi.host.ratelimit import ExponentialBackoff
+from fakeapi.host.workqueue import WorkQueue
 
 __all__ = [
     "Actor",

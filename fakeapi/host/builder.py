@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .predicates import Predicate, as_tuple
+from fakeapi.host.predicates import Predicate, as_tuple
 
 if TYPE_CHECKING:
-    from .host import Context, Controller, Host
-    from .workqueue import WorkQueue
+    from fakeapi.host.host import Context, Controller, Host
+    from fakeapi.host.workqueue import WorkQueue
 
 Obj = dict[str, Any]
 
