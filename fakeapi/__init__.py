@@ -9,6 +9,10 @@ predicates, :class:`FaultRule` / :class:`ControllerCrash`, :class:`Kind`, and
 
 from __future__ import annotations
 
+# (importing fakeapi.controllers and fakeapi.http registers the garbage collector and the HTTP
+# front end with the server: see fakeapi.server.hooks)
+import fakeapi.controllers
+import fakeapi.http  # noqa: F401  (registers the HTTP front end)
 from fakeapi.buildinfo import warn_if_stale
 from fakeapi.codec.gomodel import GoType, go_roundtrip, go_type_from_structural
 from fakeapi.codec.semantic import semantic_equal

@@ -222,7 +222,7 @@ def _verify(key: tuple[str, str, str, str], hit: tuple[Any, Any, Any, bytes | No
         return  # not made in check mode, or not something orjson carries
     now = freeze_json(hit[1])
     if now != frozen:
-        from fakeapi.codec.snapshots import SnapshotMutated
+        from fakeapi.codec.snapshoterrors import SnapshotMutated
 
         group, plural, namespace, name = key
         what = f"{plural}.{group}" if group else plural

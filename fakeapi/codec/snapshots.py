@@ -18,18 +18,13 @@ import os
 from collections import deque
 from typing import Any
 
+from fakeapi.codec.snapshoterrors import NotGoEncoded, SnapshotMutated
 from fakeapi.machinery.jsonutil import canonical
+
+__all__ = ["HISTORY", "NotGoEncoded", "SnapshotGuard", "SnapshotMutated", "enabled"]
 
 #: Earlier snapshots kept per object.
 HISTORY = 8
-
-
-class SnapshotMutated(AssertionError):
-    """A stored snapshot changed after it was stored (a bug in fakeapi or in a caller)."""
-
-
-class NotGoEncoded(SnapshotMutated):
-    """A built-in object was stored in another form than Go encodes it (a bug in fakeapi)."""
 
 
 def enabled() -> bool:
@@ -53,7 +48,7 @@ class SnapshotGuard:
         if obj is None:
             return
         if go_type is not None:
-            from fakeapi.codec.godecode import go_decode
+            from fakeapi.codec.godecode import go_decode  # (only built-in kinds' objects, only when checking)
 
             text, decoded = json.dumps(obj), json.dumps(go_decode(obj, go_type))
             if text != decoded:

@@ -18,19 +18,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from fakeapi.controllers.gcwork import FOREGROUND, GC_ACTOR, ORPHAN, PVC_PROTECTION, Work
 from fakeapi.registry.kinds import Kind
 from fakeapi.server.watch import DELETED
 
 if TYPE_CHECKING:
     from fakeapi.server.apiserver import APIServer
 
-FOREGROUND = "foregroundDeletion"
-ORPHAN = "orphan"
-GC_ACTOR = "garbage-collector"
-NS_ACTOR = "namespace-controller"
-PVC_ACTOR = "pvc-protection-controller"
-#: The finalizer that keeps a claim a scheduled pod uses (StorageObjectInUseProtection admission adds it).
-PVC_PROTECTION = "kubernetes.io/pvc-protection"
 
 
 class GarbageCollector:
@@ -40,59 +34,49 @@ class GarbageCollector:
 
     def __init__(self, api: APIServer) -> None:
         self.api = api
-        #: dependents to check: (group, plural, namespace, name)
-        self._attempt: set[tuple[str, str, str, str]] = set()
-        #: owners being deleted in the foreground / with orphaning, by uid
-        self._foreground: set[str] = set()
-        self._orphan: set[str] = set()
-        #: namespaces being terminated
-        self._namespaces: set[str] = set()
-        self._terminating: set[str] = set()
-        #: claims for the pvc-protection controller to look at now: (namespace, name)
-        self._claims: set[tuple[str, str]] = set()
-        #: claims being deleted that a pod still used at the last look, by namespace
-        self._claims_in_use: dict[str, set[str]] = {}
+        #: The work noted so far.
+        self.work = Work()
 
     # -------------------------------------------------------------- events
 
     def on_event(self, etype: str, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         """Note the work a write creates (called by the server after every write)."""
         meta = obj["metadata"]
-        if kind.builtin and not kind.group and (self._claims_in_use or kind.kind == "PersistentVolumeClaim"):
+        if kind.builtin and not kind.group and (self.work.claims_in_use or kind.kind == "PersistentVolumeClaim"):
             self._note_claims(etype, kind, meta)
         uid = meta.get("uid", "")
         refs = meta.get("ownerReferences") or []
         if etype == DELETED:
             for g, p, key in self.api.store.dependents_of(uid):
                 ns, _, name = key.rpartition("/")
-                self._attempt.add((g, p, ns, name))
-            self._foreground.discard(uid)
-            self._orphan.discard(uid)
+                self.work.attempt.add((g, p, ns, name))
+            self.work.foreground.discard(uid)
+            self.work.orphan.discard(uid)
             for r in refs:
                 if r.get("uid") and self._is_foreground_owner(str(r["uid"])):
-                    self._foreground.add(str(r["uid"]))
+                    self.work.foreground.add(str(r["uid"]))
             ns = meta.get("namespace")
-            if ns and ns in self._terminating:
-                self._namespaces.add(ns)
+            if ns and ns in self.work.terminating:
+                self.work.namespaces.add(ns)
             if kind.builtin and kind.kind == "Namespace":
-                self._terminating.discard(meta.get("name", ""))
+                self.work.terminating.discard(meta.get("name", ""))
             return
         fins = meta.get("finalizers") or []
         if meta.get("deletionTimestamp"):
             ns = meta.get("namespace")
-            if ns and ns in self._terminating:  # (its content's finalizers changed: the conditions follow)
-                self._namespaces.add(ns)
+            if ns and ns in self.work.terminating:  # (its content's finalizers changed: the conditions follow)
+                self.work.namespaces.add(ns)
             if FOREGROUND in fins:
-                self._foreground.add(uid)
+                self.work.foreground.add(uid)
             if ORPHAN in fins:
-                self._orphan.add(uid)
+                self.work.orphan.add(uid)
             if kind.builtin and kind.kind == "Namespace":
-                self._namespaces.add(meta["name"])
-                self._terminating.add(meta["name"])
+                self.work.namespaces.add(meta["name"])
+                self.work.terminating.add(meta["name"])
         old_refs = old["metadata"].get("ownerReferences") if old is not None else None
         if (refs and old_refs is not refs and (old is None or old_refs != refs)
                 and self._unverified_owner(meta, refs, old_refs)):
-            self._attempt.add((kind.group, kind.plural, meta.get("namespace") or "", meta["name"]))
+            self.work.attempt.add((kind.group, kind.plural, meta.get("namespace") or "", meta["name"]))
         if old_refs and old_refs is not refs and old_refs != refs:
             self._note_unblocked_owners(old_refs, refs)
 
@@ -102,9 +86,9 @@ class GarbageCollector:
         ns = meta.get("namespace") or ""
         if kind.kind == "PersistentVolumeClaim":
             if etype != DELETED and (meta.get("deletionTimestamp") or PVC_PROTECTION not in (meta.get("finalizers") or ())):
-                self._claims.add((ns, meta["name"]))
-        elif kind.kind == "Pod" and ns in self._claims_in_use:
-            self._claims.update((ns, name) for name in self._claims_in_use.pop(ns))
+                self.work.claims.add((ns, meta["name"]))
+        elif kind.kind == "Pod" and ns in self.work.claims_in_use:
+            self.work.claims.update((ns, name) for name in self.work.claims_in_use.pop(ns))
 
     def _unverified_owner(self, meta: dict[str, Any], refs: list[Any], old_refs: list[Any] | None) -> bool:
         """Does a reference this write added (by uid) need checking? The graph builder's
@@ -140,7 +124,7 @@ class GarbageCollector:
             if cur is None or cur.get("blockOwnerDeletion") is not True:
                 uid = str(r["uid"])
                 if self._is_foreground_owner(uid):
-                    self._foreground.add(uid)
+                    self.work.foreground.add(uid)
 
     def _is_foreground_owner(self, uid: str) -> bool:
         e = self.api.entry_by_uid(uid)
@@ -151,7 +135,7 @@ class GarbageCollector:
 
     def pending(self) -> bool:
         """True when there is collection work to do."""
-        return bool(self._attempt or self._foreground or self._orphan or self._namespaces or self._claims)
+        return bool(self.work.attempt or self.work.foreground or self.work.orphan or self.work.namespaces or self.work.claims)
 
     # ----------------------------------------------------------------- run
 
@@ -164,7 +148,7 @@ class GarbageCollector:
                 Collection,  # the collection itself: imported once there is work
             )
 
-            return Collection(self).run()
+            return Collection(self.api, self.work).run()
 
 
 def _group(api_version: Any) -> str:

@@ -12,40 +12,40 @@ from collections import Counter
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from fakeapi.controllers.gc import FOREGROUND, GC_ACTOR, NS_ACTOR, ORPHAN, PVC_ACTOR, PVC_PROTECTION
+from fakeapi.controllers.gcwork import FOREGROUND, GC_ACTOR, NS_ACTOR, ORPHAN, PVC_ACTOR, PVC_PROTECTION, Work
 from fakeapi.controllers.nsconditions import failing_conditions, update_conditions
 from fakeapi.machinery.errors import ApiError, is_conflict
 from fakeapi.registry.kinds import Kind
 from fakeapi.server.clock import parse_time
 
 if TYPE_CHECKING:
-    from fakeapi.controllers.gc import GarbageCollector
+    from fakeapi.server.apiserver import APIServer
 
 
 class Collection:
     """One run of the collector over the work it has noted (called with the server lock held)."""
 
-    def __init__(self, gc: GarbageCollector) -> None:
-        self.gc = gc
-        self.api = gc.api
+    def __init__(self, api: APIServer, work: Work) -> None:
+        self.api = api
+        self.work = work
 
     def run(self) -> bool:
         """Do all the work noted so far (in a deterministic order); True if anything was done."""
-        gc = self.gc
+        gc = self.work
         did = False
-        attempt, gc._attempt = sorted(gc._attempt), set()
+        attempt, gc.attempt = sorted(gc.attempt), set()
         for g, p, ns, name in attempt:
             did |= self._attempt_to_delete(g, p, ns, name)
-        orphan, gc._orphan = sorted(gc._orphan), set()
+        orphan, gc.orphan = sorted(gc.orphan), set()
         for uid in orphan:
             did |= self._orphan_dependents(uid)
-        fg, gc._foreground = sorted(gc._foreground), set()
+        fg, gc.foreground = sorted(gc.foreground), set()
         for uid in fg:
             did |= self._process_foreground(uid)
-        nss, gc._namespaces = sorted(gc._namespaces), set()
+        nss, gc.namespaces = sorted(gc.namespaces), set()
         for ns in nss:
             did |= self._terminate_namespace(ns)
-        claims, gc._claims = sorted(gc._claims), set()
+        claims, gc.claims = sorted(gc.claims), set()
         for ns, name in claims:
             did |= self._protect_claim(ns, name)
         return did
@@ -66,7 +66,7 @@ class Collection:
         elif PVC_PROTECTION not in fins:
             return False
         elif any(_pod_uses_claim(p, name) for p in self.api.objects(self.api.resolve_kind("Pod", "v1"), ns)):
-            self.gc._claims_in_use.setdefault(ns, set()).add(name)
+            self.work.claims_in_use.setdefault(ns, set()).add(name)
             return False
         else:
             fins.remove(PVC_PROTECTION)
@@ -75,7 +75,7 @@ class Collection:
                            namespace=ns, patch_type="merge", actor=PVC_ACTOR)
         except ApiError as err:
             if is_conflict(err):
-                self.gc._claims.add((ns, name))
+                self.work.claims.add((ns, name))
             return False
         return True
 
@@ -247,7 +247,7 @@ class Collection:
                 self.api.finalize_namespace(ns, actor=NS_ACTOR)
                 did = True
             except ApiError:
-                self.gc._namespaces.add(ns)
+                self.work.namespaces.add(ns)
         return did
 
     def _pods_in_grace(self, pods: list[dict[str, Any]], deleted_at: datetime) -> bool:
@@ -270,7 +270,7 @@ class Collection:
         try:
             self.api.update(body, subresource="status", actor=NS_ACTOR)
         except ApiError:
-            self.gc._namespaces.add(ns_obj["metadata"]["name"])
+            self.work.namespaces.add(ns_obj["metadata"]["name"])
             return False
         return True
 
@@ -289,11 +289,11 @@ class Collection:
         except ApiError as err:
             if is_conflict(err):
                 if retry:
-                    self.gc._attempt.add(retry)
+                    self.work.attempt.add(retry)
                 if owner_uid:
-                    self.gc._foreground.add(owner_uid)
+                    self.work.foreground.add(owner_uid)
                 if orphan_uid:
-                    self.gc._orphan.add(orphan_uid)
+                    self.work.orphan.add(orphan_uid)
             return False
 
     def _delete(self, kind: Kind, ns: str, name: str, policy: str, uid: str) -> bool:

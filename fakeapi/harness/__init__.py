@@ -21,6 +21,10 @@ Use from Python::
         result = run_case(case)
         if not result.passed:
             print(render_failure(result))
+
+May import: every layer below it (:mod:`fakeapi.host`, :mod:`fakeapi.http`,
+:mod:`fakeapi.controllers`, :mod:`fakeapi.server` and what they stand on), never
+:mod:`fakeapi.cli` or the package's top level.
 """
 
 from __future__ import annotations

@@ -1,6 +1,13 @@
 """The controller host: run controllers against the fake API server, deterministically.
 
-See docs/HOST.md ("Use fakeapi to test your own controller") for a worked example.
+See docs/HOST.md ("Use fakeapi to test your own controller") for a worked example. Holds the
+host and its controllers (:mod:`~fakeapi.host.host`, :mod:`~fakeapi.host.builder`), the client a
+controller holds (:mod:`~fakeapi.host.client`), informer caches, work queues, predicates, rate
+limits, hot-loop detection and the kubelet simulator.
+
+May import: :mod:`fakeapi.machinery`, :mod:`fakeapi.codec`, :mod:`fakeapi.schema`,
+:mod:`fakeapi.registry`, :mod:`fakeapi.server` (not its siblings :mod:`fakeapi.http` and
+:mod:`fakeapi.controllers`: the server runs the garbage collector, the host only schedules it).
 """
 
 from __future__ import annotations

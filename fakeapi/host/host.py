@@ -260,9 +260,9 @@ class Host:
 
     # -- registration ---------------------------------------------------------------------
 
-    def controller(self, name: str) -> ControllerBuilder:
+    def controller(self, name: str) -> ControllerBuilder[Controller]:
         """Declare a controller: ``.for_(kind)...complete(reconcile_fn)``."""
-        return ControllerBuilder(self, name)
+        return ControllerBuilder(self._add_controller, name)
 
     def _add_controller(self, spec: ControllerSpec) -> Controller:
         if spec.name in self.controllers:

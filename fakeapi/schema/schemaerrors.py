@@ -23,7 +23,7 @@ from fakeapi.machinery.errors import (
     Cause,
     render_value,
 )
-from fakeapi.schema.compiled import _FMT_PREFIX, FORMAT_CHECKS, _format_fn
+from fakeapi.schema.formats import FMT_PREFIX, FORMAT_CHECKS, format_fn
 
 Schema = dict[str, Any]
 
@@ -33,7 +33,7 @@ def _py_format_checker() -> jsonschema.FormatChecker:
     """The format checker of the detailed (jsonschema) validation, made on first use."""
     checker = jsonschema.FormatChecker(formats=())
     for name, fn in FORMAT_CHECKS.items():
-        checker.checks(_FMT_PREFIX + name)(_format_fn(fn))
+        checker.checks(FMT_PREFIX + name)(format_fn(fn))
     return checker
 
 
@@ -117,7 +117,7 @@ def _error_causes(err: jsonschema.ValidationError, base: str) -> list[Cause]:
         unit = "item" if vv == 1 else "items"
         return [Cause(FIELD_VALUE_TOO_MANY, f"Too many: {len(v)}: must have at most {vv} {unit}", field)]
     if kw == "format":
-        fmt = str(vv).removeprefix(_FMT_PREFIX)
+        fmt = str(vv).removeprefix(FMT_PREFIX)
         msg = f"Invalid value: {render_value(v)}: {where} in body must be of type {fmt}: {_quote_go(str(v))}"
         return [Cause(FIELD_VALUE_TYPE_INVALID, msg, field)]
     value: Any = v

@@ -21,14 +21,13 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import cache
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fakeapi.codec.godecode import DecodeCache
 from fakeapi.codec.gomodel import GoDecodeError, go_roundtrip, go_roundtrip_owned
 from fakeapi.codec.gounmarshal import from_unstructured_error, go_sprint, unmarshal_error
 from fakeapi.codec.snapshots import NotGoEncoded, SnapshotGuard, SnapshotMutated
 from fakeapi.codec.snapshots import enabled as _snapshot_check_enabled
-from fakeapi.controllers.gc import PVC_PROTECTION
 from fakeapi.machinery import errors, fieldmanager
 from fakeapi.machinery.errors import ApiError, Cause
 from fakeapi.machinery.jsonutil import copy_normalized, copy_object, fast_copy, json_copy, normalize_numbers
@@ -45,6 +44,7 @@ from fakeapi.machinery.metavalidation import (
 from fakeapi.machinery.typedfields import Memo, TypedError, root_type
 from fakeapi.registry.apiextensions.crd import kinds_from_crd, validate_crd
 from fakeapi.registry.builtin import builtin_kinds
+from fakeapi.registry.core.claims import PVC_PROTECTION
 from fakeapi.registry.defaults import apply_builtin_defaults, job_selector
 from fakeapi.registry.kinds import Kind, KindRegistry
 from fakeapi.registry.validation import (
@@ -53,6 +53,7 @@ from fakeapi.registry.validation import (
     validate_builtin_status_update,
     validate_builtin_update,
 )
+from fakeapi.server import hooks
 from fakeapi.server.clock import Clock, format_time, parse_time
 from fakeapi.server.faults import ControllerCrash, FaultSet
 from fakeapi.server.store import Entry, Store, Table, body_differs, meta_differs, object_key
@@ -69,9 +70,6 @@ from fakeapi.server.watch import (
     Watch,
     WatchEvent,
 )
-
-if TYPE_CHECKING:
-    from fakeapi.http import Endpoint
 
 GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 MAX_GENERATE_ATTEMPTS = 8
@@ -181,11 +179,8 @@ class APIServer:
         self.decoded = DecodeCache(check=self.snapshot_guard is not None)
         for k in builtin_kinds():
             self.kinds.register(k)
-        self.gc: Any = None
-        if garbage_collector:
-            from fakeapi.controllers.gc import GarbageCollector
-
-            self.gc = GarbageCollector(self)
+        #: The garbage collector and namespace controller (fakeapi.controllers), or None.
+        self.gc: hooks.Collector | None = hooks.garbage_collector(self) if garbage_collector else None
         if default_namespaces:
             for ns in DEFAULT_NAMESPACES:
                 self.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}, actor="system")
@@ -208,14 +203,12 @@ class APIServer:
         """The server lock (held by every request; the HTTP layer shares it)."""
         return self._lock
 
-    def serve(self, host: str = "127.0.0.1", port: int = 0, **options: Any) -> AbstractContextManager[Endpoint]:
+    def serve(self, host: str = "127.0.0.1", port: int = 0, **options: Any) -> AbstractContextManager[hooks.Served]:
         """Serve the Kubernetes REST API over HTTP: ``with api.serve() as endpoint:`` (see :func:`fakeapi.http.serve`).
 
         Port 0 picks a free port; ``endpoint.url`` and ``endpoint.kubeconfig_path`` point any client at it.
         """
-        from fakeapi.http import serve
-
-        return serve(self, host, port, **options)
+        return hooks.http_serve()(self, host, port, **options)
 
     def wake_watchers(self) -> None:
         """Wake every thread blocked in ``Watch.wait`` so it re-checks its watch (HTTP shutdown)."""
