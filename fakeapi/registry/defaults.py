@@ -34,14 +34,14 @@ def apply_builtin_defaults(kind: str, obj: JSONDict, base: JSONDict | None = Non
     Pod spec that *is* its spec was defaulted when stored and is not walked again.
     """
     if kind == "Pod":
-        _pod(obj, base)
+        default_pod(obj, base)
         return
     fn = _BY_KIND.get(kind)
     if fn is not None:
         fn(obj)
 
 
-def _service(obj: JSONDict) -> None:
+def default_service(obj: JSONDict) -> None:
     """``SetDefaults_Service``: session affinity, type, each port's protocol and target port, traffic policies.
 
     What the Service storage allocates (cluster IPs, IP families, node ports) is
@@ -69,7 +69,7 @@ def _service(obj: JSONDict) -> None:
         spec["allocateLoadBalancerNodePorts"] = True
 
 
-def _job(obj: JSONDict) -> None:
+def default_job(obj: JSONDict) -> None:
     """``SetObjectDefaults_Job`` (batch/v1): the spec's defaults, the job's labels from its template's, the
     template's pod defaults.
 
@@ -142,7 +142,7 @@ def _pod_template(spec: JSONDict) -> None:
     _pod_spec(tspec, _list(tspec, "containers"), _list(tspec, "initContainers"), _list(tspec, "ephemeralContainers"))
 
 
-def _cron_job(obj: JSONDict) -> None:
+def default_cron_job(obj: JSONDict) -> None:
     """``SetObjectDefaults_CronJob``: concurrency, suspension, history limits, and the job template's pod
     template (``SetDefaults_Job`` is a Job's, not a template's)."""
     spec = _dict(obj, "spec")
@@ -168,7 +168,7 @@ def _pod_failure_policy(policy: Any) -> None:
                     pattern["status"] = "True"
 
 
-def _daemon_set(obj: JSONDict) -> None:
+def default_daemon_set(obj: JSONDict) -> None:
     """``SetObjectDefaults_DaemonSet`` (apps/v1): a rolling update of one unavailable pod and no surge,
     a history of 10, the pod template's defaults."""
     spec = _dict(obj, "spec")
@@ -186,7 +186,7 @@ def _daemon_set(obj: JSONDict) -> None:
     _pod_template(spec)
 
 
-def _pvc(obj: JSONDict) -> None:
+def default_pvc(obj: JSONDict) -> None:
     """``SetDefaults_PersistentVolumeClaim``: ``volumeMode: Filesystem`` and ``status.phase: Pending``."""
     spec = _dict(obj, "spec")
     if spec.get("volumeMode") is None:
@@ -196,7 +196,7 @@ def _pvc(obj: JSONDict) -> None:
         status["phase"] = "Pending"
 
 
-def _stateful_set(obj: JSONDict) -> None:
+def default_stateful_set(obj: JSONDict) -> None:
     """``SetObjectDefaults_StatefulSet`` (apps/v1): the spec's defaults, its pod template's, and each
     volume claim template's (``SetDefaults_PersistentVolumeClaim``: ``volumeMode``, ``status.phase``)."""
     spec = _dict(obj, "spec")
@@ -220,10 +220,10 @@ def _stateful_set(obj: JSONDict) -> None:
         spec["revisionHistoryLimit"] = 10
     _pod_template(spec)
     for claim in _list(spec, "volumeClaimTemplates"):
-        _pvc(claim)
+        default_pvc(claim)
 
 
-def _deployment(obj: JSONDict) -> None:
+def default_deployment(obj: JSONDict) -> None:
     """``SetObjectDefaults_Deployment`` (apps/v1): the spec's defaults and its pod template's.
 
     The template gets ``SetDefaults_PodSpec`` and the nested defaults of a Pod, not what
@@ -247,7 +247,7 @@ def _deployment(obj: JSONDict) -> None:
     _pod_template(spec)
 
 
-def _replica_set(obj: JSONDict) -> None:
+def default_replica_set(obj: JSONDict) -> None:
     """``SetObjectDefaults_ReplicaSet`` (apps/v1): one replica, and the pod template's defaults (as a
     Deployment's template gets them)."""
     spec = _dict(obj, "spec")
@@ -270,7 +270,7 @@ def _empty(v: Any) -> bool:
 # --- Pod ------------------------------------------------------------------------------------
 
 
-def _pod(obj: JSONDict, base: JSONDict | None = None) -> None:
+def default_pod(obj: JSONDict, base: JSONDict | None = None) -> None:
     spec = _dict(obj, "spec")
     if base is not None and spec is base.get("spec"):
         _pod_status(obj, spec)  # the stored spec, defaulted already
@@ -581,7 +581,7 @@ def pod_qos_class(spec: JSONDict) -> str:
 # --- other kinds ------------------------------------------------------------------------------
 
 
-def _secret(obj: JSONDict) -> None:
+def default_secret(obj: JSONDict) -> None:
     """``type: Opaque`` when unset; and ``stringData``, a write-only field, merged into ``data``.
 
     The merge is the v1-to-internal conversion's (``Convert_v1_Secret_To_core_Secret``): each
@@ -601,7 +601,7 @@ def _secret(obj: JSONDict) -> None:
             obj["data"] = merged
 
 
-def _namespace(obj: JSONDict) -> None:
+def default_namespace(obj: JSONDict) -> None:
     meta = obj.get("metadata")
     if type(meta) is dict and meta.get("name"):
         labels = meta.get("labels")
@@ -620,7 +620,7 @@ def _namespace(obj: JSONDict) -> None:
 RBAC_GROUP = "rbac.authorization.k8s.io"
 
 
-def _role_binding(obj: JSONDict) -> None:
+def default_role_binding(obj: JSONDict) -> None:
     """``SetDefaults_RoleBinding`` and ``SetDefaults_Subject``: the roleRef's apiGroup is RBAC's; a
     User's or Group's subject apiGroup too (a ServiceAccount's stays empty)."""
     ref = obj.get("roleRef")
@@ -634,7 +634,7 @@ def _role_binding(obj: JSONDict) -> None:
                            for s in subjects]
 
 
-def _network_policy(obj: JSONDict) -> None:
+def default_network_policy(obj: JSONDict) -> None:
     """``SetObjectDefaults_NetworkPolicy`` (networking/v1): ``SetDefaults_NetworkPolicy`` (empty ``policyTypes``:
     ``Ingress``, and ``Egress`` when there are egress rules) and ``SetDefaults_NetworkPolicyPort`` (a port's
     nil ``protocol``: ``TCP``) on each rule's ports.
@@ -658,18 +658,18 @@ def _network_policy(obj: JSONDict) -> None:
 
 
 _BY_KIND: dict[str, Callable[[JSONDict], None]] = {
-    "Pod": _pod,
-    "Secret": _secret,
-    "Namespace": _namespace,
-    "RoleBinding": _role_binding,
-    "Deployment": _deployment,
-    "ReplicaSet": _replica_set,
-    "Service": _service,
-    "Job": _job,
-    "StatefulSet": _stateful_set,
-    "DaemonSet": _daemon_set,
-    "CronJob": _cron_job,
-    "PersistentVolumeClaim": _pvc,
-    "ClusterRoleBinding": _role_binding,
-    "NetworkPolicy": _network_policy,
+    "Pod": default_pod,
+    "Secret": default_secret,
+    "Namespace": default_namespace,
+    "RoleBinding": default_role_binding,
+    "Deployment": default_deployment,
+    "ReplicaSet": default_replica_set,
+    "Service": default_service,
+    "Job": default_job,
+    "StatefulSet": default_stateful_set,
+    "DaemonSet": default_daemon_set,
+    "CronJob": default_cron_job,
+    "PersistentVolumeClaim": default_pvc,
+    "ClusterRoleBinding": default_role_binding,
+    "NetworkPolicy": default_network_policy,
 }
