@@ -11,6 +11,7 @@ type models are derived from them (fakeapi.codec.gomodel).
 from __future__ import annotations
 
 from functools import cache, partial
+from typing import Any
 
 from fakeapi.registry.apiextensions import strategy as apiextensions
 from fakeapi.registry.apps import strategy as apps
@@ -31,6 +32,19 @@ STRATEGIES: tuple[BuiltinStrategy, ...] = (
 )
 #: How each built-in kind is registered, in the same order.
 BUILTINS: tuple[BuiltinSpec, ...] = tuple(s.spec for s in STRATEGIES)
+
+
+def apply_builtin_defaults(kind: str, obj: dict[str, Any], base: dict[str, Any] | None = None) -> None:
+    """Apply the server-side defaults of the built-in kind named ``kind`` to ``obj``, in place
+    (its strategy's :meth:`~fakeapi.registry.strategy.Strategy.default`; nothing for other names)."""
+    strategy = _BY_NAME.get(kind)
+    if strategy is not None:
+        strategy.default(obj, base)
+
+
+_BY_NAME: dict[str, BuiltinStrategy] = {}
+for _s in STRATEGIES:
+    _BY_NAME.setdefault(_s.spec.kind, _s)
 
 
 @cache

@@ -7,8 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakeapi.machinery.errors import Cause
-from fakeapi.registry import defaults
-from fakeapi.registry.apps import validation
+from fakeapi.registry.apps import defaults, validation
 from fakeapi.registry.core.validation import pod_spec_causes
 from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj
 

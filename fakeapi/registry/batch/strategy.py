@@ -7,8 +7,7 @@ propagation policy orphans its pods (``DefaultGarbageCollectionPolicy``), with a
 from __future__ import annotations
 
 from fakeapi.machinery.errors import Cause
-from fakeapi.registry import defaults
-from fakeapi.registry.batch import validation
+from fakeapi.registry.batch import defaults, validation
 from fakeapi.registry.core.validation import pod_spec_causes
 from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj, StrategyContext
 

@@ -14,8 +14,7 @@ from fakeapi.codec.gomodel import builtin_go_type
 from fakeapi.machinery import errors
 from fakeapi.machinery.errors import Cause
 from fakeapi.machinery.jsonutil import json_copy
-from fakeapi.registry import defaults
-from fakeapi.registry.core import validation
+from fakeapi.registry.core import defaults, validation
 from fakeapi.registry.core.claims import PVC_PROTECTION
 from fakeapi.registry.core.claimvalidation import claim_causes, claim_update_causes
 from fakeapi.registry.core.servicevalidation import service_causes, service_update_causes

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from fakeapi.machinery.errors import Cause
-from fakeapi.registry import defaults
-from fakeapi.registry.networking import validation
+from fakeapi.registry.networking import defaults, validation
 from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj
 
 

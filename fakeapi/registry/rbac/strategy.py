@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 from fakeapi.machinery.errors import Cause
-from fakeapi.registry import defaults
-from fakeapi.registry.rbac.validation import (
-    RBAC_GROUP,
-    policy_rule_causes,
-    role_binding_causes,
-    role_ref_causes,
-)
+from fakeapi.registry.rbac import defaults
+from fakeapi.registry.rbac.defaults import RBAC_GROUP
+from fakeapi.registry.rbac.validation import policy_rule_causes, role_binding_causes, role_ref_causes
 from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj
 
 

@@ -13,9 +13,7 @@ from typing import Any
 
 from fakeapi.machinery.errors import FIELD_VALUE_INVALID, Cause
 from fakeapi.machinery.metavalidation import invalid, not_supported, required, validate_name
-
-#: RBAC's API group.
-RBAC_GROUP = "rbac.authorization.k8s.io"
+from fakeapi.registry.rbac.defaults import RBAC_GROUP
 
 
 def policy_rule_causes(rules: Any, namespaced: bool) -> list[Cause]:
