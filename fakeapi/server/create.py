@@ -14,6 +14,7 @@ from fakeapi.registry.kinds import Kind
 from fakeapi.server.clock import format_time, parse_time
 from fakeapi.server.decoding import check_go_decodes
 from fakeapi.server.pipeline import Outcome, Pipeline, Write, mapping
+from fakeapi.server.store import Table
 
 MAX_GENERATE_ATTEMPTS = 8
 
@@ -58,16 +59,46 @@ class CreateVerb(Pipeline):
                 dry_run: bool, keep_creation_timestamp: bool, *, respond: bool = True,
                 go_encoded: bool = False, manager: str = "user",
                 applied: fieldmanager.Managed | None = None) -> Outcome:
+        # decode: the Go decoder's check, the schema's pruning, the strategy's defaults
         if not go_encoded:
             check_go_decodes(kind, body)
         obj = self._decode(kind, body, field_validation, go_meta=go_encoded)
         meta = obj["metadata"]
+        ns, rv_text = self._new_metadata(kind, meta, namespace, keep_creation_timestamp)
+        # prepare: the strategy's PrepareForCreate, generation, name and uid, the strategy's BeginCreate
+        status_reset, generate = self._prepare_create(kind, obj)
+        # admit
+        self._admit(kind, obj, None)
+        if isinstance(rv_text, str) and rv_text.isdigit() and int(rv_text) > 0 and int(rv_text) < 2**64:
+            raise errors.internal("resourceVersion should not be set on objects to be created")
+        table = self._table(kind)
+        self._take_name(kind, table, ns, meta, generate)
+        # encode (a Go client's body, defaulted, is in the form Go encodes it already: but for a status
+        # the strategy reset, which Go encodes as its zero value), managedFields
+        if not go_encoded or (status_reset and kind.stored_go_encoded):
+            obj = self._encode(kind, obj)
+        if applied is not None:
+            self._set_managed(obj["metadata"], applied, None)
+        else:
+            self._record_managed(kind, obj, None, mapping(body.get("metadata")).get("managedFields"), manager, "")
+        if dry_run:
+            return Outcome(obj, 201, 0, False, obj["metadata"]["name"])
+        # commit (store, watch event, notify)
+        w = Write(kind, table, obj)
+        kind.strategy.before_commit_create(self, obj)
+        rv = self._commit(w)
+        stored = w.obj or obj
+        return Outcome(stored if respond else {}, 201, rv, True, obj["metadata"]["name"], stored=respond)
+
+    def _new_metadata(self, kind: Kind, meta: dict[str, Any], namespace: str | None,
+                      keep_creation_timestamp: bool) -> tuple[str, Any]:
+        """The server-owned metadata of a new object: its namespace (open), creation time, no uid,
+        deletion or resourceVersion of the client's. Returns the namespace and the resourceVersion sent."""
         ns = self._namespace_for(kind, meta.get("namespace"), namespace)
         if kind.namespaced:
             meta["namespace"] = ns
         else:
             meta.pop("namespace", None)
-        # system fields the client may not set
         created = meta.pop("creationTimestamp", None)
         for f in ("uid", "deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(f, None)
@@ -81,8 +112,14 @@ class CreateVerb(Pipeline):
             meta["creationTimestamp"] = self.clock.timestamp()
         if kind.namespaced:
             self._check_namespace_open(kind, ns, meta.get("name") or meta.get("generateName") or "")
-        # the strategy's PrepareForCreate (a kind with the status subresource starts without one)
+        return ns, rv_text
+
+    def _prepare_create(self, kind: Kind, obj: dict[str, Any]) -> tuple[bool, bool]:
+        """The strategy's PrepareForCreate (a kind with the status subresource starts without one),
+        the generation, a generated name, the uid, then the strategy's BeginCreate (what needs the
+        uid: a Job's selector; a Service's allocations). Returns (status reset, name generated)."""
         strategy = kind.strategy
+        meta = obj["metadata"]
         status_reset = kind.status_subresource and strategy.reset_status_on_create
         if status_reset:
             obj.pop("status", None)
@@ -95,36 +132,21 @@ class CreateVerb(Pipeline):
         if generate:
             meta["name"] = self._generate_name(str(meta["generateName"]))
         meta["uid"] = self._new_uid()
-        strategy.begin_create(self, obj)  # (what needs the uid: a Job's selector; a Service's allocations)
-        self._admit(kind, obj, None)
-        if isinstance(rv_text, str) and rv_text.isdigit() and int(rv_text) > 0 and int(rv_text) < 2**64:
-            raise errors.internal("resourceVersion should not be set on objects to be created")
-        table = self._table(kind)
+        strategy.begin_create(self, obj)
+        return status_reset, generate
+
+    def _take_name(self, kind: Kind, table: Table, ns: str, meta: dict[str, Any], generate: bool) -> None:
+        """409 when the name is taken; a generated name is generated again (a few times) instead."""
         attempts = 1
         while True:
             existing = table.get(ns, meta["name"])
             if existing is None:
-                break
+                return
             if not generate or attempts >= MAX_GENERATE_ATTEMPTS:
                 raise errors.already_exists(kind.group, kind.plural, meta["name"], generated=generate,
                                             deleting=bool(existing.obj["metadata"].get("deletionTimestamp")))
             attempts += 1
             meta["name"] = self._generate_name(str(meta["generateName"]))
-        # (a Go client's body, defaulted, is in the form Go encodes it already: but for a status the
-        # strategy reset, which Go encodes as its zero value)
-        if not go_encoded or (status_reset and kind.stored_go_encoded):
-            obj = self._encode(kind, obj)
-        if applied is not None:
-            self._set_managed(obj["metadata"], applied, None)
-        else:
-            self._record_managed(kind, obj, None, mapping(body.get("metadata")).get("managedFields"), manager, "")
-        if dry_run:
-            return Outcome(obj, 201, 0, False, obj["metadata"]["name"])
-        w = Write(kind, table, obj)
-        strategy.before_commit_create(self, obj)
-        rv = self._commit(w)
-        stored = w.obj or obj
-        return Outcome(stored if respond else {}, 201, rv, True, obj["metadata"]["name"], stored=respond)
 
     def _check_namespace_open(self, kind: Kind, ns: str, name: str) -> None:
         entry = self.store.table("", "namespaces").get("", ns)

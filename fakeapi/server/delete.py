@@ -80,52 +80,32 @@ class DeleteVerb(Pipeline):
     def _delete_entry(self, k: Kind, e: Entry, policy: str | None, preconditions: dict[str, Any] | None,
                       grace: int | None, orphan: bool | None, dry_run: bool) -> Outcome:
         strategy = k.strategy
-        pre = preconditions or {}
-        if pre.get("uid") and pre["uid"] != e.uid:
-            raise errors.conflict(
-                k.group, k.kind, e.name,
-                f"the UID in the precondition ({pre['uid']}) does not match the UID in record ({e.uid}). "
-                "The object might have been deleted and then recreated")
-        if pre.get("resourceVersion") and str(pre["resourceVersion"]) != str(e.rv):
-            raise errors.conflict(
-                k.group, k.kind, e.name,
-                f"the ResourceVersion in the precondition ({pre['resourceVersion']}) does not match the "
-                f"ResourceVersion in record ({e.rv}). The object might have been modified")
+        _check_preconditions(k, e, preconditions or {})
         if orphan is not None and policy is None:
             policy = "Orphan" if orphan else "Background"
         old = e.obj
         new = {**old, "metadata": dict(old["metadata"])}  # the rest is shared with the stored snapshot
         meta = new["metadata"]
-        fins = [f for f in (meta.get("finalizers") or [])]
-        had_gc = [f for f in fins if f in GC_FINALIZERS]
-        fins = [f for f in fins if f not in GC_FINALIZERS]
-        if policy == "Orphan":
-            fins.append(ORPHAN)
-        elif policy == "Foreground":
-            fins.append(FOREGROUND)
-        elif policy is None:
-            self._warn(strategy.delete_warnings())
-            if had_gc:
-                fins.extend(had_gc[:1])  # a finalizer the object has overrides the kind's default
-            elif strategy.orphans_by_default:
-                fins.append(ORPHAN)
+        # finalizers: the propagation policy's, or the object's own, or the strategy's default
+        fins = self._delete_finalizers(k, meta.get("finalizers") or [], policy)
+        # grace: the strategy's (a bound Pod waits for the kubelet; -1: a controller finishes it)
+        graceful = strategy.graceful_delete_seconds(old, grace)
         table = self._table(k)
-        now = self.clock.now()
-        # graceful kinds (Pods): the kubelet confirms later with grace 0
-        graceful = strategy.graceful_delete_seconds(old, grace)  # (-1: a controller finishes it)
-        if not fins and graceful == 0:
+        if not fins and graceful == 0:  # gone at once: commit, then the strategy's AfterDelete
             if dry_run:
                 return Outcome(self._delete_response(k, e, old), 200, 0, False, e.name, stored=k.return_deleted_object)
             rv = self._commit(Write(k, table, old=e, delete=True))
             strategy.after_delete(self, e.obj)
             last = {**old, "metadata": {**old["metadata"], "resourceVersion": str(rv)}}
             return Outcome(self._delete_response(k, e, last), 200, rv, True, e.name,
-                            stored=k.return_deleted_object)
+                           stored=k.return_deleted_object)
+        # marked deleting: finalizers, deletion timestamp and grace, generation, the strategy's prepare
         if fins:
             meta["finalizers"] = fins
         else:
             meta.pop("finalizers", None)
         first = not meta.get("deletionTimestamp")
+        now = self.clock.now()
         if graceful > 0:
             until = now + timedelta(seconds=graceful)
             cur = meta.get("deletionGracePeriodSeconds")
@@ -141,12 +121,32 @@ class DeleteVerb(Pipeline):
             meta["generation"] = int(meta.get("generation") or 0) + 1
         strategy.prepare_for_delete(new)
         meta.pop("resourceVersion", None)
+        # no-op, dry run, or commit
         if not body_differs(new, e, typed=is_typed(k)) and not meta_differs(new, e):
             return Outcome(old, 200, 0, False, e.name, stored=True)
         if dry_run:
             return Outcome(new, 200, 0, False, e.name, stored=True)
         rv = self._commit(Write(k, table, new, old=e))
         return Outcome(new, 200, rv, True, e.name, stored=True)
+
+    def _delete_finalizers(self, k: Kind, current: list[str], policy: str | None) -> list[str]:
+        """The finalizers a delete leaves: the garbage collector's one for the policy (``orphan``,
+        ``foregroundDeletion``); with no policy the one the object has, else the strategy's default
+        (with the strategy's warnings)."""
+        fins = list(current)
+        had_gc = [f for f in fins if f in GC_FINALIZERS]
+        fins = [f for f in fins if f not in GC_FINALIZERS]
+        if policy == "Orphan":
+            fins.append(ORPHAN)
+        elif policy == "Foreground":
+            fins.append(FOREGROUND)
+        elif policy is None:
+            self._warn(k.strategy.delete_warnings())
+            if had_gc:
+                fins.extend(had_gc[:1])  # a finalizer the object has overrides the kind's default
+            elif k.strategy.orphans_by_default:
+                fins.append(ORPHAN)
+        return fins
 
     def _delete_response(self, k: Kind, e: Entry, obj: dict[str, Any]) -> dict[str, Any]:
         """The deleted object itself (Pods, ServiceAccounts: it shares the stored snapshot), or a Success Status."""
@@ -196,3 +196,17 @@ class DeleteVerb(Pipeline):
                             200, last_rv, bool(last_rv))
 
         return self._run("deletecollection", k, ns, "", "", actor, run)
+
+
+def _check_preconditions(k: Kind, e: Entry, pre: dict[str, Any]) -> None:
+    """409 when the delete's uid or resourceVersion precondition does not hold."""
+    if pre.get("uid") and pre["uid"] != e.uid:
+        raise errors.conflict(
+            k.group, k.kind, e.name,
+            f"the UID in the precondition ({pre['uid']}) does not match the UID in record ({e.uid}). "
+            "The object might have been deleted and then recreated")
+    if pre.get("resourceVersion") and str(pre["resourceVersion"]) != str(e.rv):
+        raise errors.conflict(
+            k.group, k.kind, e.name,
+            f"the ResourceVersion in the precondition ({pre['resourceVersion']}) does not match the "
+            f"ResourceVersion in record ({e.rv}). The object might have been modified")

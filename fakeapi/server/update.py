@@ -100,60 +100,22 @@ class UpdateVerb(Pipeline):
         ometa = old["metadata"]
         strategy = kind.strategy
         self._check_rv_precondition(kind, e, body["metadata"])
+        # prepare: a status write changes the status alone; a write of the main resource gets BeforeUpdate
+        # (the strategy's PrepareForUpdate and generation rule), then the strategy's BeginUpdate
         if sub == "status":
-            # everything but status stays as stored: shared with the old snapshot (never mutated)
-            new = {**old, "metadata": dict(ometa)}
-            if "status" in body:
-                new["status"] = body["status"]
-            else:
-                new.pop("status", None)
-            new["metadata"]["resourceVersion"] = body["metadata"].get("resourceVersion", ometa.get("resourceVersion"))
+            new = _status_write(old, body)
         else:
-            new = body
-            meta = new["metadata"]
-            # BeforeUpdate: restore what the client may not change
-            if not meta.get("uid"):
-                meta["uid"] = ometa["uid"]
-            elif meta["uid"] != ometa["uid"] and patch:
-                raise errors.invalid(kind.group, kind.kind, e.name, [Cause(
-                    errors.FIELD_VALUE_INVALID, f'Invalid value: "{meta["uid"]}": field is immutable', "metadata.uid")])
-            meta["creationTimestamp"] = ometa.get("creationTimestamp")
-            if ometa.get("deletionTimestamp"):
-                meta["deletionTimestamp"] = ometa["deletionTimestamp"]
-            if ometa.get("deletionGracePeriodSeconds") is not None and meta.get("deletionGracePeriodSeconds") is None:
-                meta["deletionGracePeriodSeconds"] = ometa["deletionGracePeriodSeconds"]
-            if "generation" in ometa:
-                meta["generation"] = ometa["generation"]
-            else:
-                meta.pop("generation", None)
-            if meta.get("generateName") is None and ometa.get("generateName"):
-                pass
-            if kind.status_subresource:
-                if "status" in old:
-                    new["status"] = old["status"]
-                else:
-                    new.pop("status", None)
-            strategy.prepare_for_update(new, old)
-            # generation: any change but metadata and status (custom resources), or the strategy's rule
-            if strategy.generation_from_body:
-                if body_differs(new, e, typed=is_typed(kind)):
-                    meta["generation"] = int(ometa.get("generation") or 0) + 1
-            elif kind.initial_generation and strategy.spec_changed(new, old):
-                meta["generation"] = int(ometa.get("generation") or 0) + 1
+            new = self._before_update(kind, e, body, patch)
         if new["metadata"].get("creationTimestamp") is None:
             new["metadata"].pop("creationTimestamp", None)
         if sub != "status":
             strategy.begin_update(self, new, old)
-        # a status write keeps the stored metadata (resourceVersion aside): nothing there to check
+        # admit (a status write keeps the stored metadata, resourceVersion aside: nothing there to check)
         self._admit(kind, new, old, sub, patch, same_meta=sub == "status")
+        # encode
         new = self._encode(kind, new, base=old)
         if sub != "status" and (kind.stored_go_encoded or is_typed(kind)):
-            # what the write left as it was is shared with the stored object (typed: ``==`` is exact), so
-            # the checks below and the field manager see it unchanged at once
-            for key, value in new.items():
-                was = old.get(key)
-                if was is not value and key != "metadata" and type(was) is type(value) and was == value:
-                    new[key] = was
+            _share_unchanged(new, old)
         table = self._table(kind)
         # delete-on-update: the last finalizer removed from a deleting object
         nmeta = new["metadata"]
@@ -165,6 +127,7 @@ class UpdateVerb(Pipeline):
             rv = self._commit(Write(kind, table, old=e, delete=True))
             strategy.after_delete(self, e.obj)
             return Outcome(echo, 200, rv, True, e.name, stored=True)
+        # managedFields
         nmeta.pop("resourceVersion", None)
         if applied is not None:
             self._set_managed(nmeta, applied, ometa.get("managedFields"))
@@ -172,6 +135,7 @@ class UpdateVerb(Pipeline):
             self._record_managed(kind, new, e, body_managed if sub == "" else None, manager, sub)
         if sub != "status":
             strategy.before_commit_update(self, new, old, dry_run=True)  # (what it would record: the no-op check)
+        # no-op, dry run, or commit (store, watch event, notify)
         if not body_differs(new, e, typed=is_typed(kind)) and not meta_differs(new, e):
             return Outcome(old, 200, 0, False, e.name, stored=True)
         if dry_run:
@@ -182,3 +146,60 @@ class UpdateVerb(Pipeline):
         w = Write(kind, table, new, old=e)
         rv = self._commit(w)
         return Outcome(new, 200, rv, True, e.name, stored=True)
+
+    def _before_update(self, kind: Kind, e: Entry, new: dict[str, Any], patch: bool) -> dict[str, Any]:
+        """BeforeUpdate of the main resource: what the client may not change restored from the stored
+        object (uid, creation and deletion, generation, the status of a kind with the subresource),
+        the strategy's PrepareForUpdate, then the generation: bumped by any change outside metadata
+        and status (custom resources) or by the strategy's rule."""
+        old = e.obj
+        ometa = old["metadata"]
+        meta = new["metadata"]
+        strategy = kind.strategy
+        if not meta.get("uid"):
+            meta["uid"] = ometa["uid"]
+        elif meta["uid"] != ometa["uid"] and patch:
+            raise errors.invalid(kind.group, kind.kind, e.name, [Cause(
+                errors.FIELD_VALUE_INVALID, f'Invalid value: "{meta["uid"]}": field is immutable', "metadata.uid")])
+        meta["creationTimestamp"] = ometa.get("creationTimestamp")
+        if ometa.get("deletionTimestamp"):
+            meta["deletionTimestamp"] = ometa["deletionTimestamp"]
+        if ometa.get("deletionGracePeriodSeconds") is not None and meta.get("deletionGracePeriodSeconds") is None:
+            meta["deletionGracePeriodSeconds"] = ometa["deletionGracePeriodSeconds"]
+        if "generation" in ometa:
+            meta["generation"] = ometa["generation"]
+        else:
+            meta.pop("generation", None)
+        if kind.status_subresource:
+            if "status" in old:
+                new["status"] = old["status"]
+            else:
+                new.pop("status", None)
+        strategy.prepare_for_update(new, old)
+        if strategy.generation_from_body:
+            if body_differs(new, e, typed=is_typed(kind)):
+                meta["generation"] = int(ometa.get("generation") or 0) + 1
+        elif kind.initial_generation and strategy.spec_changed(new, old):
+            meta["generation"] = int(ometa.get("generation") or 0) + 1
+        return new
+
+
+def _status_write(old: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+    """A status write: everything but the status stays as stored, shared with the old snapshot (never mutated)."""
+    ometa = old["metadata"]
+    new = {**old, "metadata": dict(ometa)}
+    if "status" in body:
+        new["status"] = body["status"]
+    else:
+        new.pop("status", None)
+    new["metadata"]["resourceVersion"] = body["metadata"].get("resourceVersion", ometa.get("resourceVersion"))
+    return new
+
+
+def _share_unchanged(new: dict[str, Any], old: dict[str, Any]) -> None:
+    """What the write left as it was is shared with the stored object (typed: ``==`` is exact), so the
+    checks after it and the field manager see it unchanged at once."""
+    for key, value in new.items():
+        was = old.get(key)
+        if was is not value and key != "metadata" and type(was) is type(value) and was == value:
+            new[key] = was
