@@ -44,7 +44,8 @@ class GoType:
     marks ``metav1.MicroTime`` (microsecond precision) for kind ``time``.
     """
 
-    __slots__ = ("_absent", "_ip_plan", "_plan", "_scalars", "_zero", "elem", "fields", "kind", "micro", "name",
+    __slots__ = ("_absent", "_ip_plan", "_plan", "_scalars", "_zero", "elem", "elem_pointer", "fields", "kind",
+                 "micro", "name",
                  "pkg")
 
     def __init__(
@@ -65,6 +66,8 @@ class GoType:
         self.name = name
         self.micro = micro
         self.pkg = pkg
+        #: A slice's or map's elements are Go pointers (``map[string]*T``): null stays null.
+        self.elem_pointer = False
         self._plan: dict[str, Callable[[Any], Any]] | None = None
         #: The string, int and bool fields that are not pointers (set with ``_plan``): name -> (their
         #: JSON type, omitempty). A value of that exact type is its own encoding (omitted when it is
@@ -240,12 +243,11 @@ class GoTypeBuilder:
     def expr(self, texpr: str) -> GoType:
         """The model of a Go type expression (``[]string``, ``map[string][]uint8``, ``*int32``...)."""
         if texpr.startswith("*"):
-            # a pointer inside a slice or map (a nil element encodes as null): not in API types
-            raise gostructs.GoStructsError(f"a pointer element ({texpr}) is not modelled")
+            raise gostructs.GoStructsError(f"a pointer to a pointer ({texpr}) is not modelled")
         if texpr == "[]uint8":
             return BYTES
         if texpr.startswith("["):
-            return slice_of(self.expr(texpr[texpr.index("]") + 1:]))
+            return self._container(slice_of, texpr[texpr.index("]") + 1:])
         if texpr.startswith("map["):
             depth = 0
             for j in range(3, len(texpr)):
@@ -254,7 +256,7 @@ class GoTypeBuilder:
                 elif texpr[j] == "]":
                     depth -= 1
                     if depth == 0:
-                        return map_of(self.expr(texpr[j + 1:]))
+                        return self._container(map_of, texpr[j + 1:])
             raise gostructs.GoStructsError(f"malformed map type {texpr}")
         if texpr == "string":
             return STRING
@@ -272,6 +274,12 @@ class GoTypeBuilder:
         if "." not in texpr:
             raise gostructs.GoStructsError(f"Go type {texpr} cannot be modelled")
         return self.named(texpr)
+
+    def _container(self, make: Callable[[GoType], GoType], elem: str) -> GoType:
+        pointer = elem.startswith("*")
+        t = make(self.expr(elem[1:] if pointer else elem))
+        t.elem_pointer = pointer
+        return t
 
 
 @lru_cache(maxsize=1)
@@ -775,12 +783,17 @@ def _container_encoder(t: GoType, inplace: bool = False) -> Callable[[Any], Any]
 
     def get() -> Callable[[Any], Any]:
         if not cell:
-            cell.append(_elem_encoder(elem, inplace))
+            e = _elem_encoder(elem, inplace)
+            if t.elem_pointer:
+                inner = e
+                e = lambda v: None if v is None else inner(v)  # noqa: E731 (a nil pointer element)
+            cell.append(e)
         return cell[0]
 
     simple = elem.kind in ("string",)
     if inplace:
-        return _inplace_container_encoder(t.kind, simple, get, elem if elem.kind == "struct" else None)
+        return _inplace_container_encoder(t.kind, simple, get,
+                                          elem if elem.kind == "struct" and not t.elem_pointer else None)
     if t.kind == "slice":
 
         def enc_slice(v: Any) -> Any:

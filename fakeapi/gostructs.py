@@ -106,9 +106,9 @@ class GoStructs:
                 if rec.get("kind") != "struct":
                     raise GoStructsError(f"{tname} is not a struct")
                 for f in rec["fields"]:
+                    if f.get("skip"):
+                        continue  # json:"-"
                     go, jname = f["go"], f.get("json", "")
-                    if jname == "-":
-                        continue
                     texpr = f["type"]
                     if f.get("embedded") and not jname:
                         base = texpr.lstrip("*")

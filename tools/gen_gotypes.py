@@ -79,7 +79,7 @@ K8S_ROOTS = [
 ]
 
 ARC_MODULE = "github.com/actions/actions-runner-controller"
-ARC_PACKAGES = {ARC_MODULE: ["apis/actions.github.com/v1alpha1"]}
+ARC_PACKAGES = {ARC_MODULE: ["apis/actions.github.com/v1alpha1", "vault"]}
 ARC_ROOTS = [
     f"{ARC_MODULE}/apis/actions.github.com/v1alpha1.{k}"
     for k in ("AutoscalingRunnerSet", "EphemeralRunnerSet", "EphemeralRunner", "AutoscalingListener")
@@ -494,7 +494,7 @@ def field_record(f: GoFieldDecl) -> dict[str, Any]:
     if f.embedded:
         rec["embedded"] = True
     if name == "-" and not opts:
-        rec["json"] = "-"
+        rec["skip"] = True  # json:"-": never encoded (json:"-," names a field "-")
     else:
         rec["json"] = name or ""
         for opt in ("omitempty", "omitzero", "inline", "string"):
