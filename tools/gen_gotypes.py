@@ -731,7 +731,11 @@ def write_data(path: Path, data: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Command line: generate the ``k8s`` or ``arc`` data file."""
     ap = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
-    ap.add_argument("which", choices=("k8s", "arc"))
+    ap.add_argument("which", choices=("k8s", "arc", "custom"),
+                    help="k8s: fakeapi's built-in kinds; arc: ARC's kinds; custom: --package and --root")
+    ap.add_argument("--package", action="append", default=[],
+                    help="custom: an import path to read (under one of the --source modules)")
+    ap.add_argument("--root", action="append", default=[], help="custom: a type whose closure is written")
     ap.add_argument("--source", action="append", type=_parse_source_arg, default=[],
                     help="MODULE=PATH[@REV]: a module's git directory (or checked-out tree) and revision")
     ap.add_argument("--note", action="append", default=[],
@@ -741,7 +745,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--base", type=Path, help="the k8s data file (arc: its types are not repeated)")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
-    layout, roots = (K8S_PACKAGES, K8S_ROOTS) if args.which == "k8s" else (ARC_PACKAGES, ARC_ROOTS)
+    if args.which == "custom":
+        layout = {}
+        for pkg in args.package:
+            module = next((s.module for s in args.source if pkg == s.module or pkg.startswith(s.module + "/")), None)
+            if module is None:
+                ap.error(f"--package {pkg} is under no --source module")
+            layout.setdefault(module, []).append(pkg[len(module) + 1:])
+        roots = list(args.root)
+    else:
+        layout, roots = (K8S_PACKAGES, K8S_ROOTS) if args.which == "k8s" else (ARC_PACKAGES, ARC_ROOTS)
     tags = dict(t.split("=", 1) for t in args.note)
     try:
         packages = read_packages(args.source, layout)
@@ -764,7 +777,7 @@ def main(argv: list[str] | None = None) -> int:
     data: dict[str, Any] = {
         "format": FORMAT,
         "generator": "tools/gen_gotypes.py " + args.which,
-        "sources": [{"module": s.module, "commit": s.commit(), "rev": s.rev or "HEAD",
+        "sources": [{"module": s.module, "commit": s.commit(), "rev": s.rev or ("HEAD" if s.is_git() else None),
                      "date": s.date(), "note": tags.get(s.module)}
                     for s in args.source],
         "roots": roots,

@@ -1,4 +1,4 @@
-// The metav1 stand-in that tests/data/gostructs_fixture.go imports.
+// The metav1 stand-in that tests/data/gostructs/fixture/v1/widget.go imports.
 package v1
 
 import "time"

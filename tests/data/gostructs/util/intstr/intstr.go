@@ -1,4 +1,4 @@
-// The intstr stand-in that tests/data/gostructs_fixture.go imports.
+// The intstr stand-in that tests/data/gostructs/fixture/v1/widget.go imports.
 package intstr
 
 type Type int64
