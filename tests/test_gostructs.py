@@ -133,14 +133,14 @@ def test_a_referenced_type_the_parser_could_not_read_is_an_error() -> None:
     src = "package p\n\ntype F func(int) error\n\ntype S struct {\n\tCall F `json:\"call\"`\n}\n"
     pkg = gen_gotypes.parse_package("example.com/p", [("p.go", src)])
     assert pkg.types["F"].kind == "unparsed"
-    with pytest.raises(gen_gotypes.GoSyntaxError, match="example.com/p.F is referenced but could not be parsed"):
+    with pytest.raises(gen_gotypes.GoSyntaxError, match=r"example\.com/p\.F is referenced but could not be parsed"):
         gen_gotypes.build_types({"example.com/p": pkg}, ["example.com/p.S"])
 
 
 def test_a_missing_package_is_named(tmp_path: Path) -> None:
     pkg = gen_gotypes.parse_package("example.com/p", [("p.go", 'package p\n\nimport "example.com/q"\n\n'
                                                                  "type S struct {\n\tX q.T `json:\"x\"`\n}\n")])
-    with pytest.raises(KeyError, match="package example.com/q was not read"):
+    with pytest.raises(KeyError, match=r"package example\.com/q was not read"):
         gen_gotypes.build_types({"example.com/p": pkg}, ["example.com/p.S"])
 
 

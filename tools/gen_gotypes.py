@@ -189,6 +189,11 @@ class _FileParser:
         j = self.i + k
         return self.t[j] if j < len(self.t) else None
 
+    def peek_text(self, k: int = 0) -> str:
+        """The text of the token ``k`` ahead ("" at the end)."""
+        tok = self.peek(k)
+        return tok.text if tok is not None else ""
+
     def err(self, msg: str) -> GoSyntaxError:
         tok = self.peek()
         return GoSyntaxError(f"{self.file}:{tok.line if tok else 'EOF'}: {msg}")
@@ -221,9 +226,8 @@ class _FileParser:
                 continue
             if tok.text in pairs:
                 stack.append(pairs[tok.text])
-            elif tok.text in (")", "]", "}"):
-                if tok.text != stack.pop():
-                    raise self.err("unbalanced brackets")
+            elif tok.text in (")", "]", "}") and tok.text != stack.pop():
+                raise self.err("unbalanced brackets")
 
     def skip_statement(self) -> None:
         """Skip to the end of a top-level line (brackets skipped whole)."""
@@ -249,11 +253,11 @@ class _FileParser:
                 self.pkg.name = name
             elif tok.text == "import":
                 self.i += 1
-                if self.peek() is not None and self.peek().text == "(":  # type: ignore[union-attr]
+                if self.peek_text() == "(":
                     self.i += 1
                     while True:
                         self.skip_nl()
-                        if self.peek() is not None and self.peek().text == ")":  # type: ignore[union-attr]
+                        if self.peek_text() == ")":
                             self.i += 1
                             break
                         self.import_spec()
@@ -261,11 +265,11 @@ class _FileParser:
                     self.import_spec()
             elif tok.text == "type":
                 self.i += 1
-                if self.peek() is not None and self.peek().text == "(":  # type: ignore[union-attr]
+                if self.peek_text() == "(":
                     self.i += 1
                     while True:
                         self.skip_nl()
-                        if self.peek() is not None and self.peek().text == ")":  # type: ignore[union-attr]
+                        if self.peek_text() == ")":
                             self.i += 1
                             break
                         self.type_spec()
@@ -276,7 +280,7 @@ class _FileParser:
                 self.func_decl()
             elif tok.text in ("var", "const"):
                 self.i += 1
-                if self.peek() is not None and self.peek().text == "(":  # type: ignore[union-attr]
+                if self.peek_text() == "(":
                     self.skip_balanced()
                 else:
                     self.skip_statement()
@@ -331,7 +335,7 @@ class _FileParser:
 
     def func_decl(self) -> None:
         recv: tuple[str, str] | None = None
-        if self.peek() is not None and self.peek().text == "(":  # type: ignore[union-attr]
+        if self.peek_text() == "(":
             start = self.i
             self.skip_balanced()
             inner = [t for t in self.t[start + 1:self.i - 1] if t.kind != "nl"]
@@ -345,7 +349,7 @@ class _FileParser:
             self.pkg.methods.setdefault(recv[0], {})[name.text] = recv[1]
         # the signature, then the body (a type literal's braces in the signature are skipped whole)
         while (tok := self.peek()) is not None:
-            if tok.text in ("struct", "interface") and self.peek(1) is not None and self.peek(1).text == "{":  # type: ignore[union-attr]
+            if tok.text in ("struct", "interface") and self.peek_text(1) == "{":
                 self.i += 1
                 self.skip_balanced()
             elif tok.text in ("(", "["):
@@ -374,7 +378,7 @@ class _FileParser:
         if tok.text == "*":
             return "*" + self.type_expr()
         if tok.text == "[":
-            if self.peek() is not None and self.peek().text == "]":  # type: ignore[union-attr]
+            if self.peek_text() == "]":
                 self.i += 1
                 return "[]" + self.type_expr()
             size = self.next().text
@@ -386,7 +390,7 @@ class _FileParser:
             self.expect("]")
             return f"map[{key}]{self.type_expr()}"
         if tok.text == "interface":
-            if self.peek() is None or self.peek().text != "{":  # type: ignore[union-attr]
+            if self.peek_text() != "{":
                 raise self.err("expected '{' after interface")
             start = self.i
             self.skip_balanced()
@@ -403,17 +407,17 @@ class _FileParser:
         if tok.kind != "ident":
             self.i -= 1
             raise self.err(f"expected a type, found {tok.text!r}")
-        if self.peek() is not None and self.peek().text == ".":  # type: ignore[union-attr]
+        if self.peek_text() == ".":
             self.i += 1
             name = self.next()
             q = self.qualify(name.text, tok.text)
         else:
             q = self.qualify(tok.text, None)
-        if self.peek() is not None and self.peek().text == "[":  # type: ignore[union-attr]
+        if self.peek_text() == "[":
             # type arguments of a generic type (unique.Handle[string])
             self.i += 1
             args = [self.type_expr()]
-            while self.peek() is not None and self.peek().text == ",":  # type: ignore[union-attr]
+            while self.peek_text() == ",":
                 self.i += 1
                 args.append(self.type_expr())
             self.expect("]")
@@ -439,7 +443,7 @@ class _FileParser:
                 fields.append(GoFieldDecl(base, texpr, True, self.tag()))
             else:
                 names = [self.next().text]
-                while self.peek() is not None and self.peek().text == ",":  # type: ignore[union-attr]
+                while self.peek_text() == ",":
                     self.i += 1
                     names.append(self.next().text)
                 texpr = self.type_expr()
@@ -657,7 +661,7 @@ def _parse_source_arg(text: str) -> Source:
     module, eq, loc = text.partition("=")
     if not eq:
         raise argparse.ArgumentTypeError(f"--source wants MODULE=PATH[@REV], not {text!r}")
-    path, at, rev = loc.rpartition("@") if "@" in loc else (loc, "", "")
+    path, _, rev = loc.rpartition("@") if "@" in loc else (loc, "", "")
     return Source(module, Path(path), rev or None)
 
 
@@ -746,7 +750,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
     if args.which == "custom":
-        layout = {}
+        layout: dict[str, list[str]] = {}
         for pkg in args.package:
             module = next((s.module for s in args.source if pkg == s.module or pkg.startswith(s.module + "/")), None)
             if module is None:
