@@ -6,10 +6,10 @@ fields and turns ``null``/absent into zero values; encoding applies
 never struct values), re-emits non-omitempty zeros, writes ``metav1.Time`` at
 second precision (``null`` when zero) and quantities in canonical form.
 :func:`go_roundtrip` reproduces that, driven by a :class:`GoType` per kind:
-derived from the kubernetes-validate definitions for built-in kinds
-(:func:`builtin_go_type`) and from a CRD schema plus overrides for custom kinds
-(:func:`go_type_from_structural`). See shared/DESIGN.md "Go type model" and the
-reference §7.1-7.2.
+built from the upstream Go structs for built-in kinds (:func:`builtin_go_type`,
+:class:`GoTypeBuilder` over :mod:`fakeapi.gostructs`), and from a CRD schema
+plus overrides for custom kinds whose Go structs fakeapi does not have
+(:func:`go_type_from_structural`).
 """
 
 from __future__ import annotations
@@ -145,8 +145,8 @@ def go_type_string(t: GoType) -> str:
     """The type as Go's ``reflect.Type.String`` writes it in decode errors.
 
     ``v1.PodSpec``, ``[]v1.Container``, ``map[string]string``, ``int32``, ``[]uint8``. Named
-    string types (``v1.RestartPolicy``) are not in the schemas the model comes from: they
-    read as ``string``.
+    string types (``v1.RestartPolicy``) are modelled by their underlying type: they read as
+    ``string`` (Go names the named type).
     """
     k = t.kind
     if k == "struct":
