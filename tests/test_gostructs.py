@@ -33,9 +33,10 @@ from fakeapi.gomodel import (
     builtin_go_type,
     go_roundtrip,
 )
+from fakeapi.semantic import semantic_equal
 from reconcilers import constants as c
 from reconcilers.crds import object_schema
-from reconcilers.gotypes import ARC_DATA, ARC_PACKAGE, arc_go_types, arc_structs
+from reconcilers.gotypes import ARC_DATA, ARC_PACKAGE, arc_go_type, arc_go_types, arc_structs
 from tools import gen_gotypes
 
 DATA = Path(__file__).parent / "data" / "gostructs"
@@ -408,3 +409,13 @@ def test_a_pointer_quantity_is_a_pointer() -> None:
     empty_dir = builtin_go_type("io.k8s.api.core.v1.EmptyDirVolumeSource")
     assert empty_dir.fields["sizeLimit"].pointer
     assert go_roundtrip({}, empty_dir) == {}
+
+
+def test_a_nil_pointer_element_stays_null_and_differs_from_the_zero_value() -> None:
+    metrics = arc_go_type("MetricsConfig")
+    counters = metrics.fields["counters"].type  # map[string]*CounterMetric
+    assert counters.kind == "map" and counters.elem_pointer
+    assert go_roundtrip({"counters": {"a": None, "b": {"labels": ["x"], "bogus": 1}}}, metrics) == {
+        "counters": {"a": None, "b": {"labels": ["x"]}}}
+    assert not semantic_equal({"counters": {"a": None}}, {"counters": {"a": {}}}, metrics)
+    assert semantic_equal({"counters": {"a": {}}}, {"counters": {"a": {"labels": []}}}, metrics)
