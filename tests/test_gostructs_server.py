@@ -108,14 +108,15 @@ def test_a_pvc_data_source_keeps_api_group_null() -> None:
 
 def test_pointer_zeros_in_a_projected_volume_survive() -> None:
     api = _api()
+    volumes: list[dict[str, Any]] = [{"name": "v", "projected": {"defaultMode": 0, "defaultUser": 0, "sources": [
+        {"serviceAccountToken": {"path": "t", "expirationSeconds": 3600, "user": 0}},
+        {"configMap": {"name": "cm", "items": [{"key": "k", "path": "p", "mode": 0, "user": 0}]}},
+    ]}}]
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ns"},
            "spec": {"containers": [{"name": "c", "image": "i"}], "securityContext": {"runAsUser": 0},
-                    "volumes": [{"name": "v", "projected": {"defaultMode": 0, "defaultUser": 0, "sources": [
-                        {"serviceAccountToken": {"path": "t", "expirationSeconds": 3600, "user": 0}},
-                        {"configMap": {"name": "cm", "items": [{"key": "k", "path": "p", "mode": 0, "user": 0}]}},
-                    ]}}]}}
+                    "volumes": copy.deepcopy(volumes)}}
     out = api.create(copy.deepcopy(pod))
     # ProjectedVolumeSource.DefaultMode *int32, DefaultUser *int64; ServiceAccountTokenProjection.User
     # *int64; KeyToPath.Mode *int32, User *int64; PodSecurityContext.RunAsUser *int64: 0 is not nil
-    assert out["spec"]["volumes"] == pod["spec"]["volumes"]
+    assert out["spec"]["volumes"] == volumes
     assert out["spec"]["securityContext"] == {"runAsUser": 0}
