@@ -14,8 +14,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from fakeapi import gostructs
-from fakeapi.gomodel import GoType, GoTypeBuilder, builtin_go_type
+from fakeapi.codec import gostructs
+from fakeapi.codec.gomodel import GoType, GoTypeBuilder, builtin_go_type
 from reconcilers import constants as c
 from reconcilers.crds import POD_TEMPLATE_SPEC
 

@@ -18,9 +18,8 @@ from typing import Any
 
 import pytest
 
-from fakeapi import gostructs, openapi
-from fakeapi.builtin import BUILTINS
-from fakeapi.gomodel import (
+from fakeapi.codec import gostructs
+from fakeapi.codec.gomodel import (
     BOOL,
     BYTES,
     CUSTOM_JSON,
@@ -33,7 +32,9 @@ from fakeapi.gomodel import (
     builtin_go_type,
     go_roundtrip,
 )
-from fakeapi.semantic import semantic_equal
+from fakeapi.codec.semantic import semantic_equal
+from fakeapi.machinery import openapi
+from fakeapi.registry.builtin import BUILTINS
 from reconcilers import constants as c
 from reconcilers.crds import object_schema
 from reconcilers.gotypes import ARC_DATA, ARC_PACKAGE, arc_go_type, arc_go_types, arc_structs

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from support import expect_error, widget, widget_crd
 
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 
 NS = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}}
 

@@ -4,7 +4,7 @@ fakeapi encodes objects as a Go client or kube-apiserver does after decoding
 them into the upstream Go structs: which fields are pointers, which have
 ``omitempty`` or ``omitzero``, which are value structs, which types marshal
 themselves. Those are facts of the Go source, so this script reads the Go
-source and writes them into a JSON data file; :mod:`fakeapi.gostructs` reads
+source and writes them into a JSON data file; :mod:`fakeapi.codec.gostructs` reads
 that file at run time. Nothing here runs in CI: the committed data files are
 what ships, and the tests check that the model agrees with them.
 
