@@ -185,8 +185,17 @@ class BuiltinStrategy(Strategy):
             and new["metadata"].get("annotations") != old["metadata"].get("annotations"))
 
 
+class CustomResourceStrategy(Strategy):
+    """The strategy of custom resources: :class:`Strategy`'s behaviour, with the step that would
+    ask for a custom resource's own rules (it has none beyond its schema) skipped."""
+
+    def admit(self, causes: list[Cause], obj: Obj, old: Obj | None, subresource: str, body_shared: bool) -> list[Cause]:
+        """The metadata's and the schema's causes alone."""
+        return causes
+
+
 #: The strategy of every custom resource (stateless: one object for all).
-CUSTOM_RESOURCE = Strategy()
+CUSTOM_RESOURCE = CustomResourceStrategy()
 
 
 def prefer_ported(causes: list[Cause], ported: list[Cause]) -> list[Cause]:
