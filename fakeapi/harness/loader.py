@@ -595,7 +595,7 @@ def explain_schema_error(err: Any, defs: dict[str, Any], out: list[tuple[JsonPat
         elif title == "operation":
             msg = "an operation needs one operation key (" + ", ".join(fs.CORE_OPERATIONS) + ", or <bundle>.<op>)"
         elif title == "settle":
-            msg = "settle takes exactly one of `reconciles` or `for`"
+            msg = "settle takes one of `reconciles`, `for` or `until_idle` (with `max`)"
         else:
             msg = f"`{dotted(path)}`: {err.message}"
         out.append((path, False, msg))
@@ -837,6 +837,38 @@ def _check_assertion(ctx: _Ctx, a: dict[str, Any], path: JsonPath) -> None:
             _check_kind(ctx, arg.get("kind"), (*sub, "kind"), "a `calls` expectation")
 
 
+def _check_case_extras(ctx: _Ctx, data: dict[str, Any]) -> None:
+    """Settle forms, and the kinds and API versions of objects in ``given`` and in creates (issue 23)."""
+    from .names import api_version_problem, builtin_api_versions, crd_api_versions
+    from .settle import settle_problems
+
+    if "given_settle" in data:
+        ctx.out.extend(settle_problems(data["given_settle"], ("given_settle",)))
+    for si, s in enumerate(data.get("steps") or []):
+        if isinstance(s, dict) and "settle" in s:
+            ctx.out.extend(settle_problems(s["settle"], ("steps", si, "settle")))
+    objects: list[tuple[JsonPath, Any, str]] = [(("given", i), o, "given") for i, o in enumerate(data.get("given") or [])]
+    for si, s in enumerate(data.get("steps") or []):
+        for oi, op in enumerate(s.get("do") or []):
+            for key in ("create", "apply", "update"):
+                if isinstance(op, dict) and key in op and "error" not in op:
+                    objects.append((("steps", si, "do", oi, key), op[key], f"a `{key}`"))
+    served = dict(builtin_api_versions())
+    for _, obj, _ in objects:
+        crd = crd_api_versions(obj)
+        if crd is not None:
+            served[crd[0]] = crd[1]
+    for path, obj, what in objects:
+        if not isinstance(obj, dict) or not isinstance(obj.get("kind"), str):
+            continue
+        before = len(ctx.out)
+        _check_kind(ctx, obj["kind"], (*path, "kind"), what)
+        if len(ctx.out) == before and isinstance(obj.get("apiVersion"), str):
+            msg = api_version_problem(obj["kind"], obj["apiVersion"], served)
+            if msg:
+                ctx.out.append(((*path, "apiVersion"), False, f"{msg} in {what}"))
+
+
 def check_case(data: dict[str, Any]) -> list[tuple[JsonPath, bool, str]]:
     """The checks the schema cannot make: bundles, operations, invariants, kinds, markers, fault rules."""
     out: list[tuple[JsonPath, bool, str]] = []
@@ -899,6 +931,7 @@ def check_case(data: dict[str, Any]) -> list[tuple[JsonPath, bool, str]]:
         kinds = None
         controllers = None
     ctx = _Ctx(list(hosted.values()), kinds, controllers, out)
+    _check_case_extras(ctx, data)  # issue 23: settle forms, kinds in given and creates (fakeapi/harness/names.py)
     for si, s in enumerate(data.get("steps") or []):
         for oi, op in enumerate(s.get("do") or []):
             _check_operation(ctx, op, ("steps", si, "do", oi), hosted)

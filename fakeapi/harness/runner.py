@@ -33,6 +33,9 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from fakeapi.harness.names import kind_hint
+from fakeapi.harness.settle import DEFAULT_MAX_REPEATED_ERRORS, RepeatedError, RepeatedErrorWatch, run_settle
+
 from ..clock import Clock, parse_duration
 from ..errors import ApiError
 from ..faults import ControllerCrash, FaultRule
@@ -141,13 +144,16 @@ class CaseRun:
     """One run of one case (see the module docstring). Use :func:`run_case`."""
 
     def __init__(self, case: Case, variant: Variant | None = None, *, check: bool = True,
-                 timeline: bool = False, budget: int = DEFAULT_BUDGET, check_calls: bool = True) -> None:
+                 timeline: bool = False, budget: int = DEFAULT_BUDGET, check_calls: bool = True,
+                 max_repeated_errors: int | None = None) -> None:
         self.case = case
         self.variant = variant
         self.check = check
         self.timeline = timeline
         self.budget = budget
         self.check_calls = check_calls
+        #: Overrides the case's ``max_repeated_errors`` when set.
+        self.max_repeated_errors = max_repeated_errors
         self.result = CaseResult(case, variant)
         self.api: Any = None
         self.host: Any = None
@@ -194,6 +200,8 @@ class CaseRun:
             self._run()
         except _Abort:
             pass
+        except RepeatedError as e:  # raised from a reconcile hook outside a settle (a bundle operation)
+            self._repeated(e, "run", ())
         except Exception as e:  # a bug in a simulator, a bundle or the harness: report it in full
             tb = traceback.format_exc(limit=12)
             self.result.aborted = f"internal error: {type(e).__name__}: {e}\n{tb}"
@@ -231,13 +239,18 @@ class CaseRun:
             self.bundles[name] = bundle
             self.states[name] = bundle.install(host, fast_copy(services.get(name) or {}))
         self._hook_invariants()
+        limit = self.max_repeated_errors
+        if limit is None:
+            limit = int(case.data.get("max_repeated_errors", DEFAULT_MAX_REPEATED_ERRORS))
+        host.after_reconcile.append(RepeatedErrorWatch(host, limit))
         if self.timeline:
             host.after_reconcile.append(lambda rec: self._scan_phases())
         self._given()
         if self.timeline:
             self._scan_phases()
         self.result.case_mark = api.trace.mark()
-        self._settle(True, "given", ("given",))
+        self._settle(case.data.get("given_settle", True), "given",
+                     ("given_settle",) if "given_settle" in case.data else ("given",))
         mark = self.result.case_mark
         for step in case.steps:
             base: JsonPath = ("steps", step.index)
@@ -327,7 +340,11 @@ class CaseRun:
                     created["status"] = fast_copy(status)
                     self.api.update(created, subresource="status")
             except ApiError as e:
-                self.fail("given", path, f"storing {object_id(original)} failed: {e.code} {e.reason}: {e.message}")
+                hint = kind_hint(self.api, str(original.get("kind") or ""), original.get("apiVersion")) \
+                    if e.code == 404 else ""
+                self.fail("given", (*path, "kind") if hint else path,
+                          f"storing {object_id(original)} failed: {e.code} {e.reason}: {e.message}"
+                          + (f": {hint}" if hint else ""))
                 raise _Abort from None
             except TargetError as e:
                 self.fail("given", path, f"storing {object_id(original)}: {e}")
@@ -338,23 +355,24 @@ class CaseRun:
     def _settle(self, settle: Any, phase: str, path: JsonPath) -> None:
         from ..host.hotloop import HotLoopError
 
-        host = self.host
         try:
-            if settle is False:
-                return
-            if settle is True or settle is None:
-                host.run_until_idle(max_reconciles=self.budget)
-            elif isinstance(settle, dict) and "reconciles" in settle:
-                host.run_until_idle(max_reconciles=int(settle["reconciles"]), raise_on_budget=False)
-            elif isinstance(settle, dict) and "for" in settle:
-                host.run_for(parse_duration(str(settle["for"])), max_reconciles=self.budget)
+            run_settle(self.host, settle, self.budget)
         except HotLoopError as e:
             self.fail(phase, path, f"the controllers did not settle: {e}")
             self.result.aborted = "hot loop"
             raise _Abort from None
+        except RepeatedError as e:
+            self._repeated(e, phase, path)
         finally:
             if self.timeline:
                 self._scan_phases()
+
+    def _repeated(self, e: RepeatedError, phase: str, path: JsonPath) -> None:
+        """A reconcile failed the same way N times in a row: the case ends here, with its traceback."""
+        self.fail(phase, path, e.render())
+        self.result.aborted = (f"{e.controller} failed {e.times} times in a row on {e.key} "
+                               "(max_repeated_errors)")
+        raise _Abort from None
 
     # -- operations ----------------------------------------------------------------------------
 
@@ -370,7 +388,11 @@ class CaseRun:
             self._dispatch(name, arg, actor, path)
         except ApiError as e:
             if expected_error is None:
-                self.fail(phase, (*path, name), f"`{name}` failed: {e.code} {e.reason}: {e.message}")
+                hint = ""
+                if e.code == 404 and name in ("create", "apply", "update") and isinstance(arg, dict):
+                    hint = kind_hint(self.api, str(arg.get("kind") or ""), arg.get("apiVersion"))
+                self.fail(phase, (*path, name), f"`{name}` failed: {e.code} {e.reason}: {e.message}"
+                          + (f": {hint}" if hint else ""))
                 self.result.aborted = f"`{name}` at {self.case.file}:{self.case.line_of(path, key=True)} failed"
                 raise _Abort from None
             for m in match(expected_error, e.status, locate=self.locator((*path, "error")), path="error"):
@@ -388,6 +410,8 @@ class CaseRun:
             self.fail(phase, (*path, name), f"the controllers did not settle: {e}")
             self.result.aborted = "hot loop"
             raise _Abort from None
+        except RepeatedError as e:
+            self._repeated(e, phase, (*path, name))
         finally:
             if self.timeline:
                 self._scan_phases()
