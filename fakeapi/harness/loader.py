@@ -852,7 +852,8 @@ def _check_case_extras(ctx: _Ctx, data: dict[str, Any]) -> None:
         for oi, op in enumerate(s.get("do") or []):
             for key in ("create", "apply", "update"):
                 if isinstance(op, dict) and key in op and "error" not in op:
-                    objects.append((("steps", si, "do", oi, key), op[key], f"a `{key}`"))
+                    objects.append((("steps", si, "do", oi, key), op[key], ("a" if key == "create" else "an") + f" `{key}`"))
+    _check_services(ctx, data)
     served = dict(builtin_api_versions())
     for _, obj, _ in objects:
         crd = crd_api_versions(obj)
@@ -867,6 +868,29 @@ def _check_case_extras(ctx: _Ctx, data: dict[str, Any]) -> None:
             msg = api_version_problem(obj["kind"], obj["apiVersion"], served)
             if msg:
                 ctx.out.append(((*path, "apiVersion"), False, f"{msg} in {what}"))
+
+
+def _check_services(ctx: _Ctx, data: dict[str, Any]) -> None:
+    """``on: {service, call}`` of fault rules against the services the hosted bundles declare."""
+    declared: dict[str, tuple[str, ...]] = {}
+    for b in ctx.bundles:
+        declared.update(getattr(b, "services", None) or {})
+    if not declared or len(ctx.bundles) != len(data.get("bundles") or []):
+        return
+    for si, s in enumerate(data.get("steps") or []):
+        for oi, op in enumerate(s.get("do") or []):
+            on = (op.get("fault") or {}).get("on") if isinstance(op, dict) and isinstance(op.get("fault"), dict) else None
+            if not isinstance(on, dict) or not isinstance(on.get("service"), str):
+                continue
+            path: JsonPath = ("steps", si, "do", oi, "fault", "on")
+            service = on["service"]
+            if service not in declared:
+                hint = did_you_mean(service, sorted(declared)) or " (services here: " + ", ".join(sorted(declared)) + ")"
+                ctx.out.append(((*path, "service"), False, f"unknown service `{service}`{hint}"))
+            elif isinstance(on.get("call"), str) and declared[service] and on["call"] not in declared[service]:
+                calls = sorted(declared[service])
+                hint = did_you_mean(on["call"], calls) or f" (calls of {service}: " + ", ".join(calls) + ")"
+                ctx.out.append(((*path, "call"), False, f"unknown call `{on['call']}` of service `{service}`{hint}"))
 
 
 def check_case(data: dict[str, Any]) -> list[tuple[JsonPath, bool, str]]:
