@@ -146,6 +146,8 @@ def fixture_files(paths: Iterable[str]) -> list[Path]:
 
 def _add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", help="fixture files or folders (default: fixtures/)")
+    p.add_argument("-p", "--plugin", dest="plugins", action="append", default=[], metavar="MODULE",
+                   help="import MODULE and register the bundles it defines (as pytest's -p); repeatable")
     p.add_argument("-k", dest="keyword", default="", metavar="EXPR",
                    help="only cases whose name matches (words, and, or, not, parentheses)")
     p.add_argument("--timeline", metavar="CASE", default=None,
@@ -167,6 +169,14 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
     from .harness.runner import run_case
 
     out = out or sys.stdout
+    from .harness.plugins import PluginError, env_plugins, load_plugin
+
+    try:
+        for name in [*env_plugins(), *args.plugins]:
+            load_plugin(name)
+    except PluginError as e:
+        print(f"error: {e}", file=out)
+        return 4
     paths = args.paths or (["fixtures"] if Path("fixtures").is_dir() else ["."])
     try:
         selected = keyword_matcher(args.keyword)

@@ -117,8 +117,25 @@ def _record_mode(value: str) -> str:
         "or write --fakeapi-record=overwrite")
 
 
+def pytest_plugin_registered(plugin: Any) -> None:
+    """A module loaded with ``pytest -p MODULE`` (or a conftest) registers the bundles it holds."""
+    from types import ModuleType
+
+    from .plugins import register_module_bundles
+
+    if isinstance(plugin, ModuleType):
+        register_module_bundles(plugin)
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Compile the fixture globs; register the ``fakeapi`` marker."""
+    """Compile the fixture globs; register the ``fakeapi`` marker; load ``FAKEAPI_PLUGINS``."""
+    from .plugins import PluginError, env_plugins, load_plugin
+
+    for name in env_plugins():
+        try:
+            load_plugin(name)
+        except PluginError as e:
+            raise pytest.UsageError(f"FAKEAPI_PLUGINS: {e}") from None
     config.stash[_GLOBS] = [glob_to_regex(g) for g in config.getini(INI_FIXTURES)]
     config.stash[_MARKERS] = set()
     config.addinivalue_line("markers", "fakeapi: a fakeapi YAML fixture case")
