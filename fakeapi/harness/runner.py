@@ -145,7 +145,7 @@ class CaseRun:
 
     def __init__(self, case: Case, variant: Variant | None = None, *, check: bool = True,
                  timeline: bool = False, budget: int = DEFAULT_BUDGET, check_calls: bool = True,
-                 max_repeated_errors: int | None = None) -> None:
+                 max_repeated_errors: int | None = None, record_objects: bool = False) -> None:
         self.case = case
         self.variant = variant
         self.check = check
@@ -154,6 +154,7 @@ class CaseRun:
         self.check_calls = check_calls
         #: Overrides the case's ``max_repeated_errors`` when set.
         self.max_repeated_errors = max_repeated_errors
+        self.record_objects = record_objects
         self.result = CaseResult(case, variant)
         self.api: Any = None
         self.host: Any = None
@@ -664,16 +665,21 @@ def _summary(name: str, arg: Any) -> str:
 
 
 def run_case(case: Case, variant: Variant | None = None, *, check: bool = True, timeline: bool = False,
-             budget: int = DEFAULT_BUDGET, check_calls: bool | None = None) -> CaseResult:
+             budget: int = DEFAULT_BUDGET, check_calls: bool | None = None,
+             max_repeated_errors: int | None = None, record_objects: bool = False) -> CaseResult:
     """Run one case (or one robustness variant of it) on a fresh server and host.
 
     ``check=False`` skips the expectations (recording). ``timeline=True``
     adds each object's phase changes to the trace. ``check_calls`` defaults to
     True for plain runs and False for variants (crashes and conflicts add calls).
+    ``max_repeated_errors`` overrides the case's (see :mod:`fakeapi.harness.settle`).
+    ``record_objects=True`` keeps each written object after every API write
+    (``result.objects``, for the HTML report).
     """
     if check_calls is None:
         check_calls = variant is None
-    return CaseRun(case, variant, check=check, timeline=timeline, budget=budget, check_calls=check_calls).run()
+    return CaseRun(case, variant, check=check, timeline=timeline, budget=budget, check_calls=check_calls,
+                   max_repeated_errors=max_repeated_errors, record_objects=record_objects).run()
 
 
 __all__ = ["DEFAULT_BUDGET", "CaseResult", "CaseRun", "Failure", "Variant", "dotted", "run_case"]
