@@ -239,7 +239,7 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
             if not selected(case.name) or (only is not None and f"{case.file}::{case.name}" not in only):
                 continue
             t0 = time.perf_counter()
-            result = run_case(case, max_repeated_errors=args.max_repeated_errors)
+            result = run_case(case, max_repeated_errors=args.max_repeated_errors, record_objects=bool(args.report))
             wall = time.perf_counter() - t0
             stop = record(Outcome(case.file, case.name, "", result.passed, result, wall,
                                   "" if result.passed else report(result)))
@@ -255,7 +255,8 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
                 if not selected(f"{case.name}[{v.name}]"):
                     continue
                 t0 = time.perf_counter()
-                vr = run_case(case, v, max_repeated_errors=args.max_repeated_errors)
+                vr = run_case(case, v, max_repeated_errors=args.max_repeated_errors,
+                              record_objects=bool(args.report))
                 stop = record(Outcome(case.file, case.name, v.name, vr.passed, vr, time.perf_counter() - t0,
                                       "" if vr.passed else report(vr)))
     session.finish(stopped_early=stop)

@@ -240,3 +240,13 @@ def test_record_with_a_path_after_the_option_is_a_clear_error(project: pytest.Py
     result = run(project, "--fakeapi-record", "cases/sub/copy.yaml")
     assert result.ret != 0
     result.stderr.fnmatch_lines(["*'cases/sub/copy.yaml' is not a recording mode (only `overwrite`)*"])
+
+
+def test_report_writes_a_page_per_failing_case(project: pytest.Pytester) -> None:
+    result = run(project, "--fakeapi-report", "pages")
+    result.assert_outcomes(passed=1, failed=1)
+    pages = sorted(p.name for p in (project.path / "pages").iterdir())
+    assert len(pages) == 1 and pages[0].startswith("copy-the-copy-is-wrong-on-purpose-")
+    result.stdout.fnmatch_lines(["HTML report: */pages/copy-the-copy-is-wrong-on-purpose-*.html"])
+    run(project, "--fakeapi-report", "all", "--fakeapi-report-all").assert_outcomes(passed=1, failed=1)
+    assert len(list((project.path / "all").iterdir())) == 2

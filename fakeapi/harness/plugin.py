@@ -24,6 +24,8 @@ Options: ``--fakeapi-record`` writes the actual end state of the selected
 cases into their ``expect`` and prints the diff (a failing ``expect`` is kept
 and the case fails, unless ``--fakeapi-record=overwrite``; see
 :mod:`fakeapi.harness.record`);
+``--fakeapi-report DIR`` writes an HTML timeline of each failing case
+(``--fakeapi-report-all``: of every case; see :mod:`fakeapi.harness.htmlreport`);
 ``--fakeapi-trace-tail N`` sets how much trace a failure shows;
 ``--fakeapi-show-noise`` keeps server-owned metadata in rendered objects;
 ``--fakeapi-no-robustness`` collects no variants; ``--fakeapi-budget N``
@@ -96,6 +98,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--fakeapi-record", nargs="?", const="new", default=None, type=_record_mode, metavar="overwrite",
                     help="run the selected cases and write their actual end state into their expect; a failing "
                          "expect is kept (the case fails) unless --fakeapi-record=overwrite")
+    group.addoption("--fakeapi-report", default=None, metavar="DIR",
+                    help="write an HTML timeline of each failing case into DIR")
+    group.addoption("--fakeapi-report-all", action="store_true", default=False,
+                    help="with --fakeapi-report: a page for every case, passed ones too")
     group.addoption("--fakeapi-trace-tail", type=int, default=40, metavar="N",
                     help="trace entries shown in a failure report (default 40)")
     group.addoption("--fakeapi-show-noise", action="store_true", default=False,
@@ -226,9 +232,18 @@ class FixtureItem(pytest.Item):
                                  f"planned: {self.plan_error}")
         config = self.config
         record = config.getoption("--fakeapi-record")
-        result = run_case(self.case, self.variant, budget=config.getoption("--fakeapi-budget"))
+        report_dir = config.getoption("--fakeapi-report")
+        result = run_case(self.case, self.variant, budget=config.getoption("--fakeapi-budget"),
+                          record_objects=bool(report_dir))
         tail = config.getoption("--fakeapi-trace-tail")
         noise = config.getoption("--fakeapi-show-noise")
+        page = ""
+        if report_dir and (not result.passed or config.getoption("--fakeapi-report-all")):
+            from .htmlreport import write_case_report
+
+            written = write_case_report(Path(report_dir).resolve(), result)
+            page = f"\nHTML report: {written}"
+            self.user_properties.append(("fakeapi_report", str(written)))
         if record:
             why = refusal(result, record)
             if why:
@@ -238,7 +253,7 @@ class FixtureItem(pytest.Item):
             self.user_properties.append((RECORD_KEY, json.dumps(payload)))
             return
         if not result.passed:
-            raise FixtureFailure(render_failure(result, tail=tail, show_noise=noise))
+            raise FixtureFailure(render_failure(result, tail=tail, show_noise=noise) + page)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         """The case report, without a Python traceback."""

@@ -96,6 +96,8 @@ class CaseResult:
     aborted: str = ""
     #: Trace position when ``given`` was stored.
     case_mark: int = 0
+    #: With ``record_objects``: call seq -> (the object before, after) each API write (None: absent).
+    objects: dict[int, tuple[Obj | None, Obj | None]] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -228,6 +230,8 @@ class CaseRun:
         self.api = api = APIServer(clock=clock, seed=case.seed)
         self.host = host = Host(api, seed=case.seed)
         self.reader = StateReader(api)
+        if self.record_objects:
+            self._record_objects()
         self._phase_seen = len(api.trace.calls)
         if self.variant is not None:
             self.variant_rule = api.faults.add(fast_copy(self.variant.rule))
@@ -269,6 +273,29 @@ class CaseRun:
         if self.timeline:
             self._scan_phases()
         api.check_snapshots()
+
+    def _record_objects(self) -> None:
+        """Keep a copy of each object after every API write (for the HTML report's before/after)."""
+        trace, reader = self.api.trace, self.reader
+        assert reader is not None
+        original = trace.record_call
+        last: dict[tuple[str, str, str], Obj | None] = {}
+        objects = self.result.objects
+
+        def record_call(*args: Any, **kwargs: Any) -> Any:
+            call = original(*args, **kwargs)
+            if call.wrote and call.name:
+                k = reader.kind(call.kind)
+                if k is not None:
+                    after = reader.get(k, call.namespace or None, call.name)
+                    if after is not None:
+                        after.get("metadata", {}).pop("managedFields", None)
+                    key = (call.kind, call.namespace, call.name)
+                    objects[call.seq] = (last.get(key), after)
+                    last[key] = after
+            return call
+
+        trace.record_call = record_call
 
     # -- invariants ----------------------------------------------------------------------------
 

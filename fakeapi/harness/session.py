@@ -132,7 +132,8 @@ class Session:
                 lines.append(file)
                 current = file
             plain = [o for o in group if not o.variant]
-            variants = [o for o in group if o.variant]
+            variants = [o for o in group if o.variant and o.variant != "robustness"]
+            unplanned = [o for o in group if o.variant == "robustness"]
             if not key[1]:
                 lines.append("  ERROR  the file does not load (below)")
                 continue
@@ -140,6 +141,8 @@ class Session:
                 lines.append(f"  {'PASS' if o.passed else 'FAIL'}  {_cut(o.case)}  ({_stats(o)})")
             if variants:
                 lines.append("        " + fold_variants(variants))
+            if unplanned:
+                lines.append("        robustness variants not planned (below)")
         return lines
 
     def folder_lines(self) -> list[str]:
