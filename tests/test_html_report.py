@@ -125,8 +125,8 @@ def test_in_a_browser_the_script_runs_and_a_click_shows_the_object_before_and_af
     path = write_case_report(tmp_path / "r", result)
     m = build_model(result)
     create = next(r for r in m["rows"] if r["type"] == "call" and r["verb"] == "create" and r["lane"] == "copier")
-    update = [r for r in m["rows"] if r["type"] == "call" and r["verb"] == "update" and r["code"] == 200][0]
-    # the page selects the call named in the address's fragment on load, as a click does
+    update = next(r for r in m["rows"] if r["type"] == "call" and r["verb"] == "update" and r["code"] == 200)
+    # opened at #call-N, the page sends that call's element a click event (its click handler fills the panel)
     r = _chromium(tmp_path, "--dump-dom", f"{path.as_uri()}#call-{update['seq']}")
     dom = r.stdout
     assert 'data-ready="1"' in dom, r.stderr[-2000:]

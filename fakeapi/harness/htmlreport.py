@@ -239,8 +239,10 @@ _JS = r"""
   document.querySelectorAll('.call').forEach(function(el){
     el.addEventListener('click', function(){ select(el.getAttribute('data-seq')); });
   });
+  // a link to #call-N opens the page with that call clicked (the same click event a user's click sends)
   var m = /^#call-(\d+)$/.exec(location.hash);
-  if (m) { select(m[1]); }
+  var target = m ? document.querySelector('.call[data-seq="' + m[1] + '"]') : null;
+  if (target) { target.dispatchEvent(new MouseEvent('click', {bubbles: true})); }
   document.body.setAttribute('data-ready', '1');
 })();
 """
