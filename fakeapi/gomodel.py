@@ -8,7 +8,7 @@ second precision (``null`` when zero) and quantities in canonical form.
 :func:`go_roundtrip` reproduces that, driven by a :class:`GoType` per kind:
 derived from the kubernetes-validate definitions for built-in kinds
 (:func:`builtin_go_type`) and from a CRD schema plus overrides for custom kinds
-(:func:`go_type_from_structural`). See shared/DESIGN.md "Go type model" and the
+(:func:`go_type_from_structural`). See docs/INTERNALS.md "Go type model" and the
 reference §7.1-7.2.
 """
 
@@ -492,7 +492,7 @@ def go_type_from_structural(schema: dict[str, Any], *, overrides: dict[str, Over
 
 
 def model_from_schema(schema: dict[str, Any], *, overrides: dict[str, Override] | None = None) -> GoType:
-    """Alias of :func:`go_type_from_structural` (the name docs/INTERNALS.md uses)."""
+    """Alias of :func:`go_type_from_structural` (the name the design notes used)."""
     return go_type_from_structural(schema, overrides=overrides)
 
 

@@ -4,7 +4,7 @@
 the three controllers (``autoscalingrunnerset``, ``ephemeralrunnerset``,
 ``ephemeralrunner``; there is no ``autoscalinglistener`` controller: the
 listener is simulated), the listener actor, and the service's view of runner
-pods. ``settings`` is the case's ``services.arc`` (shared/ARC_SPEC.md).
+pods. ``settings`` is the case's ``services.arc`` (docs/ARC.md).
 """
 
 from __future__ import annotations

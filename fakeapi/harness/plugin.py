@@ -303,7 +303,7 @@ class Recorder:
         if tr is not None:
             tr.write_line(f"fakeapi: recorded the end state of {written} case(s) into {len(self.records)} file(s)")
             changed = [d for d in diffs if d]
-            if not changed:
+            if written and not changed:
                 tr.write_line("fakeapi: the recorded expectations equal what the files held; nothing changed")
             for d in changed:
                 for line in d.splitlines():

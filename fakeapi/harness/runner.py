@@ -1,6 +1,6 @@
 """Running one case: a fresh API server and host, ``given``, the steps, the expectations.
 
-:func:`run_case` is the whole job (shared/FIXTURE_FORMAT.md):
+:func:`run_case` is the whole job (docs/FIXTURES.md):
 
 1. a new :class:`~fakeapi.server.APIServer` (clock and seed from the case)
    and a new :class:`~fakeapi.host.Host`; each bundle of the case installed

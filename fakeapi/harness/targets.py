@@ -1,7 +1,7 @@
 """Targets: naming existing objects in operations and expectations.
 
 A target is ``{kind, apiVersion?, namespace?, name | selector, where, pick}``
-(shared/FIXTURE_FORMAT.md "Targets"). The harness resolves targets by
+(docs/FIXTURES.md "Targets"). The harness resolves targets by
 reading the store directly through :class:`StateReader`: these reads are the
 harness looking, not a client calling, so they appear in no trace, count
 against no fault rule and are never stale.
