@@ -11,6 +11,10 @@ The convention (docs/README.md "Code blocks"), by a block's info string:
 - ``sh``: run with bash (``set -e``) in a scratch copy of the repository's
   fixtures and examples, ``fakeapi`` and ``pytest`` being this checkout's;
   ``sh no-run``: syntax-checked only (it installs software);
+- ``python fragment``: an excerpt of a file of the repository, which an HTML
+  comment ``<!-- from <path> -->`` right before the block names: the test
+  checks the block is a verbatim part of that file (so an excerpt cannot
+  drift from the code it shows); any block may carry such a comment;
 - ``toml`` and ``json``: parsed; ``text``: output, listings and pictures, not run.
 
 Any other info string fails, so a new block cannot slip past unrun. Also here:
@@ -53,6 +57,8 @@ class Block:
     line: int
     info: str
     text: str
+    #: The file an excerpt comes from (``<!-- from <path> -->`` right before the block), or "".
+    source: str = ""
 
     @property
     def id(self) -> str:
@@ -61,8 +67,13 @@ class Block:
 
 def blocks(page: Path) -> list[Block]:
     text = page.read_text(encoding="utf-8")
-    return [Block(page, text.count("\n", 0, m.start()) + 1, m.group(1).strip(), m.group(2))
-            for m in FENCE.finditer(text)]
+    out = []
+    for m in FENCE.finditer(text):
+        before = text[:m.start()].rstrip("\n").rpartition("\n")[2]
+        src = re.fullmatch(r"<!-- from (\S+) -->", before.strip())
+        out.append(Block(page, text.count("\n", 0, m.start()) + 1, m.group(1).strip(), m.group(2),
+                         src.group(1) if src else ""))
+    return out
 
 
 ALL = [b for p in PAGES for b in blocks(p)]
@@ -101,6 +112,13 @@ def test_python_blocks_run(page: Path, tmp_path: Path, monkeypatch: pytest.Monke
         except Exception as e:
             raise AssertionError(f"{b.id}: the block raised {type(e).__name__}: {e}") from e
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("block", [b for b in ALL if b.source or b.info == "python fragment"], ids=lambda b: b.id)
+def test_excerpts_are_verbatim_parts_of_their_files(block: Block) -> None:
+    assert block.source, f"{block.id}: a python fragment needs <!-- from <path> --> right before it"
+    source = (REPO / block.source).read_text(encoding="utf-8")
+    assert block.text in source, f"{block.id} is not an excerpt of {block.source} any more"
 
 
 # ------------------------------------------------------------------------------ yaml
