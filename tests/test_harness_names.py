@@ -84,3 +84,17 @@ def test_a_kind_the_loader_cannot_know_gets_the_hint_when_it_runs() -> None:
 def test_the_arc_bundle_declares_every_call_of_its_actions_service() -> None:
     source = (Path(__file__).resolve().parents[1] / "reconcilers" / "actions_service.py").read_text()
     assert set(arc_bundle.services["actions"]) == set(re.findall(r'self\._call\("(\w+)"', source))
+
+
+def test_a_target_in_a_version_the_kind_is_not_served_in_says_where_it_is() -> None:
+    case = load_text("name: x\nsteps:\n  - do:\n      - patch: {kind: ConfigMap, apiVersion: v2, namespace: default,"
+                     " name: c, patch: {}}\n", "n.yaml")[0]
+    assert "`ConfigMap` is served in `v1`, not in `v2`" in render_failure(run_case(case))
+
+
+def test_a_hot_loop_report_points_at_the_settle_forms_for_polling() -> None:
+    from test_settle_forms import CM, POLLER
+
+    report = render_failure(run_case(load_text(f"name: p\nbundles: [{POLLER}]\ngiven: [{CM}]\n", "p.yaml")[0],
+                                     budget=20))
+    assert "settles with `settle: {until_idle: true, max: 10m}`; after given, with `given_settle:`" in report

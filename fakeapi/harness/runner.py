@@ -386,7 +386,9 @@ class CaseRun:
         try:
             run_settle(self.host, settle, self.budget)
         except HotLoopError as e:
-            self.fail(phase, path, f"the controllers did not settle: {e}")
+            self.fail(phase, path, f"the controllers did not settle: {e}\n"
+                                   "(a controller that polls with requeue_after settles with "
+                                   "`settle: {until_idle: true, max: 10m}`; after given, with `given_settle:`)")
             self.result.aborted = "hot loop"
             raise _Abort from None
         except RepeatedError as e:

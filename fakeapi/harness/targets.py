@@ -39,6 +39,10 @@ class StateReader:
         """Like :meth:`kind`, but a :class:`TargetError` when the kind is not served."""
         k = self.kind(kind, api_version)
         if k is None:
+            from fakeapi.harness.names import kind_hint
+
+            if any(x.kind == kind for x in self.api.kinds.all()):
+                raise TargetError(kind_hint(self.api, kind, api_version))
             known = sorted(x.kind for x in self.api.kinds.all())
             from .loader import did_you_mean
 
