@@ -180,14 +180,14 @@ def _indent(text: str, pad: str = "    ") -> str:
 
 def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """``fakeapi run``: run the cases (see :mod:`fakeapi.harness.session` for the output); the exit status."""
-    from .harness.loader import LoadError, load_file
-    from .harness.report import render_failure
-    from .harness.robustness import plan_variants
-    from .harness.runner import run_case
-    from .harness.session import Outcome, Session, read_last_failed, write_junit, write_last_failed
+    from fakeapi.harness.loader import LoadError, load_file
+    from fakeapi.harness.report import render_failure
+    from fakeapi.harness.robustness import plan_variants
+    from fakeapi.harness.runner import run_case
+    from fakeapi.harness.session import Outcome, Session, read_last_failed, write_junit, write_last_failed
 
     out = out or sys.stdout
-    from .harness.plugins import PluginError, env_plugins, load_plugin
+    from fakeapi.harness.plugins import PluginError, env_plugins, load_plugin
 
     try:
         for name in [*env_plugins(), *args.plugins]:
@@ -219,7 +219,7 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
     def record(o: Outcome) -> bool:
         session.add(o)
         if report_dir is not None and o.result is not None and (args.report_all or not o.passed):
-            from .harness.htmlreport import write_case_report
+            from fakeapi.harness.htmlreport import write_case_report
 
             write_case_report(report_dir, o.result)
         return not o.passed and args.exitfirst
@@ -271,9 +271,9 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def _timeline(paths: list[str], wanted: str, out: TextIO) -> int:
-    from .harness.loader import LoadError, load_file
-    from .harness.report import render_failure, summary_line
-    from .harness.runner import run_case
+    from fakeapi.harness.loader import LoadError, load_file
+    from fakeapi.harness.report import render_failure, summary_line
+    from fakeapi.harness.runner import run_case
 
     matches = []
     for f in fixture_files(paths):
@@ -312,7 +312,7 @@ def _add_schema_arguments(p: argparse.ArgumentParser) -> None:
 
 def schema_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """``fakeapi schema``: write the fixture JSON Schema."""
-    from .harness.formatschema import schema_text
+    from fakeapi.harness.formatschema import schema_text
 
     text = schema_text(bundles=args.bundles)
     if args.output == "-":
@@ -330,7 +330,7 @@ register_subcommand("run", _add_run_arguments, run_command, "run fixture cases w
 register_subcommand("schema", _add_schema_arguments, schema_command, "write the JSON Schema of the fixture format")
 
 # `fakeapi serve` (issue 7, fakeapi over HTTP): defined in fakeapi/serve_cmd.py.
-from . import serve_cmd as _serve_cmd  # noqa: E402
+from fakeapi import serve_cmd as _serve_cmd  # noqa: E402
 
 register_subcommand("serve", _serve_cmd.add_arguments, _serve_cmd.run, _serve_cmd.SERVE_HELP)
 

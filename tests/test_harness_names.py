@@ -10,7 +10,7 @@ import pytest
 
 from fakeapi.harness import Bundle, LoadError, load_text, register_bundle, render_failure, run_case
 from fakeapi.harness.names import kind_hint
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 from reconcilers.bundle import bundle as arc_bundle
 
 register_bundle(arc_bundle)  # the arc bundle by name, also where the package is not installed

@@ -87,14 +87,14 @@ def _lanes(result: CaseResult, entries: list[Any]) -> list[str]:
 
 
 def _since(t: datetime, start: datetime) -> str:
-    from fakeapi.clock import format_duration
+    from fakeapi.server.clock import format_duration
 
     return "+" + format_duration(t - start)
 
 
 def build_model(result: CaseResult) -> dict[str, Any]:
     """The page's data: lanes, rows (calls, reconciles, notes), reconcile spans, mismatches, objects."""
-    from fakeapi.trace import ApiCall, Note, ReconcileRecord
+    from fakeapi.server.trace import ApiCall, Note, ReconcileRecord
 
     api = result.api
     entries: list[Any] = list(api.trace.entries) if api is not None else []

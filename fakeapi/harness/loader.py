@@ -28,8 +28,8 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from . import formatschema as fs
-from .bundles import Bundle, available_bundles, get_bundle
+from fakeapi.harness import formatschema as fs
+from fakeapi.harness.bundles import Bundle, available_bundles, get_bundle
 
 #: A JSON path inside one case: keys and list indexes.
 JsonPath = tuple[str | int, ...]
@@ -622,7 +622,7 @@ def _schema_problems(validator: Any, data: Any, defs: dict[str, Any], base: Json
 
 def _builtin_kind_names() -> set[str]:
     try:
-        from ..builtin import BUILTINS
+        from fakeapi.registry.builtin import BUILTINS
     except Exception:  # pragma: no cover - the server package is incomplete
         return {"Namespace", "Pod", "Secret", "ConfigMap", "ServiceAccount", "Event", "Role", "RoleBinding",
                 "CustomResourceDefinition"}
@@ -651,8 +651,8 @@ def bundle_kinds(bundle: Bundle) -> frozenset[str] | None:
         result = frozenset(declared)
     else:
         try:
-            from ..host import Host
-            from ..server import APIServer
+            from fakeapi.host import Host
+            from fakeapi.server.apiserver import APIServer
 
             api = APIServer()
             before = {id(k) for k in api.kinds.all()}
@@ -839,8 +839,8 @@ def _check_assertion(ctx: _Ctx, a: dict[str, Any], path: JsonPath) -> None:
 
 def _check_case_extras(ctx: _Ctx, data: dict[str, Any]) -> None:
     """Settle forms, and the kinds and API versions of objects in ``given`` and in creates (issue 23)."""
-    from .names import api_version_problem, builtin_api_versions, crd_api_versions
-    from .settle import settle_problems
+    from fakeapi.harness.names import api_version_problem, builtin_api_versions, crd_api_versions
+    from fakeapi.harness.settle import settle_problems
 
     if "given_settle" in data:
         ctx.out.extend(settle_problems(data["given_settle"], ("given_settle",)))

@@ -15,7 +15,7 @@ from typing import Any
 @lru_cache(maxsize=1)
 def builtin_api_versions() -> dict[str, frozenset[str]]:
     """The API versions each built-in kind is served in (``Deployment -> {apps/v1}``)."""
-    from fakeapi.builtin import BUILTINS
+    from fakeapi.registry.builtin import BUILTINS
 
     out: dict[str, set[str]] = {}
     for b in BUILTINS:

@@ -44,11 +44,11 @@ from typing import Any
 
 import pytest
 
-from .loader import Case, LoadError, load_file
-from .record import RECORD_MODES, record_file, recorded_expectations, refusal
-from .report import render_failure
-from .robustness import plan_variants
-from .runner import DEFAULT_BUDGET, Variant, run_case
+from fakeapi.harness.loader import Case, LoadError, load_file
+from fakeapi.harness.record import RECORD_MODES, record_file, recorded_expectations, refusal
+from fakeapi.harness.report import render_failure
+from fakeapi.harness.robustness import plan_variants
+from fakeapi.harness.runner import DEFAULT_BUDGET, Variant, run_case
 
 INI_FIXTURES = "fakeapi_fixtures"
 RECORD_KEY = "fakeapi_record"
@@ -127,7 +127,7 @@ def pytest_plugin_registered(plugin: Any) -> None:
     """A module loaded with ``pytest -p MODULE`` (or a conftest) registers the bundles it holds."""
     from types import ModuleType
 
-    from .plugins import register_module_bundles
+    from fakeapi.harness.plugins import register_module_bundles
 
     if isinstance(plugin, ModuleType):
         register_module_bundles(plugin)
@@ -135,7 +135,7 @@ def pytest_plugin_registered(plugin: Any) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Compile the fixture globs; register the ``fakeapi`` marker; load ``FAKEAPI_PLUGINS``."""
-    from .plugins import PluginError, env_plugins, load_plugin
+    from fakeapi.harness.plugins import PluginError, env_plugins, load_plugin
 
     for name in env_plugins():
         try:
@@ -239,7 +239,7 @@ class FixtureItem(pytest.Item):
         noise = config.getoption("--fakeapi-show-noise")
         page = ""
         if report_dir and (not result.passed or config.getoption("--fakeapi-report-all")):
-            from .htmlreport import write_case_report
+            from fakeapi.harness.htmlreport import write_case_report
 
             written = write_case_report(Path(report_dir).resolve(), result)
             page = f"\nHTML report: {written}"

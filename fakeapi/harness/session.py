@@ -195,7 +195,7 @@ def _cut(name: str) -> str:
 
 
 def _stats(o: Outcome) -> str:
-    from fakeapi.clock import format_duration
+    from fakeapi.server.clock import format_duration
 
     r = o.result
     if r is None:

@@ -31,7 +31,7 @@ import traceback
 from datetime import datetime, timedelta
 from typing import Any
 
-from fakeapi.clock import format_duration, parse_duration
+from fakeapi.server.clock import format_duration, parse_duration
 
 #: Consecutive identical reconcile errors of one key that end a case.
 DEFAULT_MAX_REPEATED_ERRORS = 5
