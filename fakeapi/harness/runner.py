@@ -36,13 +36,13 @@ from typing import Any
 from fakeapi.harness.bundles import Bundle, OpContext, get_bundle
 from fakeapi.harness.loader import Case, JsonPath, dotted
 from fakeapi.harness.matcher import Mismatch, kind_shape, match, problem
+from fakeapi.harness.names import kind_hint
+from fakeapi.harness.settle import DEFAULT_MAX_REPEATED_ERRORS, RepeatedError, RepeatedErrorWatch, run_settle
 from fakeapi.harness.targets import StateReader, TargetError, describe, object_id, resolve
 from fakeapi.machinery.errors import ApiError
 from fakeapi.machinery.jsonutil import fast_copy
 from fakeapi.server.clock import Clock, parse_duration
 from fakeapi.server.faults import ControllerCrash, FaultRule
-from fakeapi.harness.names import kind_hint
-from fakeapi.harness.settle import DEFAULT_MAX_REPEATED_ERRORS, RepeatedError, RepeatedErrorWatch, run_settle
 
 Obj = dict[str, Any]
 
