@@ -16,7 +16,6 @@ not ``True``), timestamps stay strings, and duplicate keys are errors.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import re
 from collections.abc import Iterable, Iterator
@@ -30,6 +29,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from fakeapi.harness import formatschema as fs
 from fakeapi.harness.bundles import Bundle, available_bundles, get_bundle
+from fakeapi.harness.suggest import did_you_mean  # (re-exported: it lived here)
 
 #: A JSON path inside one case: keys and list indexes.
 JsonPath = tuple[str | int, ...]
@@ -178,16 +178,6 @@ class LoadError(Exception):
         if len(self.problems) > limit:
             text += f"\n... and {len(self.problems) - limit} more problems"
         return text
-
-
-def did_you_mean(word: str, options: Iterable[str]) -> str:
-    """`` (did you mean `x`?)`` for the closest option, or ``""``."""
-    opts = [o for o in options if isinstance(o, str)]
-    close = difflib.get_close_matches(word, opts, n=1, cutoff=0.6)
-    if not close:
-        low = {o.lower(): o for o in opts}
-        close = [low[c] for c in difflib.get_close_matches(word.lower(), list(low), n=1, cutoff=0.6)]
-    return f" (did you mean `{close[0]}`?)" if close else ""
 
 
 def dotted(path: Iterable[str | int]) -> str:

@@ -54,7 +54,7 @@ def kind_hint(api: Any, kind: str, api_version: str | None) -> str:
         return ""
     if api.kinds.find(kind, api_version) is not None:
         return ""
-    from fakeapi.harness.loader import did_you_mean
+    from fakeapi.harness.suggest import did_you_mean
 
     same = [k for k in api.kinds.all() if k.kind == kind]
     if same:

@@ -44,7 +44,7 @@ class StateReader:
             if any(x.kind == kind for x in self.api.kinds.all()):
                 raise TargetError(kind_hint(self.api, kind, api_version))
             known = sorted(x.kind for x in self.api.kinds.all())
-            from fakeapi.harness.loader import did_you_mean
+            from fakeapi.harness.suggest import did_you_mean
 
             raise TargetError(f"the server serves no kind `{kind}`" + (f" in {api_version}" if api_version else "")
                               + (did_you_mean(kind, known) or f" (served: {', '.join(known)})"))
