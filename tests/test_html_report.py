@@ -136,7 +136,7 @@ def test_in_a_browser_the_script_runs_and_a_click_shows_the_object_before_and_af
     assert before and after
     assert '<span class="del">    "k": "v1"' in before.group(1)
     assert '<span class="add">    "k": "v2"' in after.group(1)
-    assert f'class="cell call sel" id="call-{update["seq"]}"' in dom
+    assert f'class="cell call sel" id="c{update["seq"]}"' in dom
     r = _chromium(tmp_path, "--dump-dom", f"{path.as_uri()}#call-{create['seq']}")
     assert re.search(r'<pre id="before">\(none\)</pre>', r.stdout)
 

@@ -188,7 +188,8 @@ main{display:flex;align-items:flex-start}
 .axis{color:#57606a;font-family:ui-monospace,monospace;font-size:11px;text-align:right;padding-right:4px;
   border-right:1px solid #d0d7de;white-space:nowrap}
 .cell{font-family:ui-monospace,monospace;font-size:11px;white-space:nowrap;overflow:hidden;
-  text-overflow:ellipsis;padding:1px 4px;border-radius:3px;z-index:2;max-width:34em}
+  text-overflow:ellipsis;padding:1px 4px;border-radius:3px;z-index:2;max-width:30em;margin:1px 0}
+.cell .sub{display:block;color:#57606a;overflow:hidden;text-overflow:ellipsis}
 .call{background:#ddf4ff;cursor:pointer}
 .call.read{background:#f6f8fa;color:#57606a}
 .call.err{background:#ffebe9;color:#82071e;font-weight:600}
@@ -201,7 +202,7 @@ main{display:flex;align-items:flex-start}
 .span.err{background:#fff1e5;border-left-color:#cf222e}
 .mismatch{background:#ffebe9;border:1px solid #cf222e;color:#82071e;white-space:pre-wrap;z-index:4;
   font-family:ui-monospace,monospace;font-size:11px;padding:2px 6px;border-radius:4px}
-aside{width:44%;position:sticky;top:0;max-height:100vh;overflow:auto;border-left:1px solid #d0d7de;
+aside{width:32%;min-width:22em;position:sticky;top:0;max-height:100vh;overflow:auto;border-left:1px solid #d0d7de;
   padding:8px 12px;box-sizing:border-box}
 aside h2{font-size:14px;margin:4px 0}
 aside pre{background:#f6f8fa;padding:6px;margin:4px 0 10px;font-size:11px;white-space:pre-wrap}
@@ -215,10 +216,12 @@ _JS = r"""
   function show(pre, mine, other, cls){
     pre.textContent = '';
     if (!mine.length){ pre.textContent = '(none)'; return; }
-    var seen = {}; other.forEach(function(l){ seen[l] = (seen[l]||0) + 1; });
+    // a line is unchanged when the other side has it too (a trailing comma does not count)
+    function key(l){ return l.replace(/,$/, ''); }
+    var seen = {}; other.forEach(function(l){ seen[key(l)] = (seen[key(l)]||0) + 1; });
     mine.forEach(function(l){
       var s = document.createElement('span');
-      if (seen[l]) { seen[l]--; } else { s.className = cls; }
+      if (seen[key(l)]) { seen[key(l)]--; } else { s.className = cls; }
       s.textContent = l + '\n'; pre.appendChild(s);
     });
   }
@@ -277,13 +280,16 @@ def render_page(result: CaseResult) -> str:
             title = f'#{r["seq"]} {r["actor"]}: {text}'
             cls = "call" + (" err" if r["error"] else "") + ("" if r["wrote"] or r["error"] else " read")
             mark = '<span class="mark">✖ crash </span>' if r["crash"] else ""
-            cells.append(f'<div class="cell {cls}" id="call-{r["seq"]}" data-seq="{r["seq"]}" title="{_e(title)}" '
-                         f'style="grid-row:{gr};grid-column:{c}">{mark}{_e(text)}</div>')
+            sub = f'{r["object"]}{pt} → {res}{rv}'.strip()
+            cells.append(f'<div class="cell {cls}" id="c{r["seq"]}" data-seq="{r["seq"]}" title="{_e(title)}" '
+                         f'style="grid-row:{gr};grid-column:{c}">{mark}{_e(r["verb"])} {_e(r["kind"])}'
+                         f'<span class="sub">{_e(sub)}</span></div>')
         elif r["type"] == "reconcile":
             mark = '<span class="mark">✖ </span>' if r["error"] else ""
             text = f'reconcile #{r["seq"]} {r["object"]} → {r["result"]}'
             cells.append(f'<div class="cell reconcile" title="{_e(text)}" '
-                         f'style="grid-row:{gr};grid-column:{c}">{mark}{_e(text)}</div>')
+                         f'style="grid-row:{gr};grid-column:{c}">{mark}reconcile #{r["seq"]} {_e(r["object"])}'
+                         f'<span class="sub">→ {_e(r["result"])}</span></div>')
         else:
             is_step = r["actor"] == "harness" and r["text"].endswith(" begins")
             cls = "note step" if is_step else "note"
@@ -309,7 +315,7 @@ def render_page(result: CaseResult) -> str:
     variant = f'<div class="meta">variant: {_e(m["variant"])}</div>' if m["variant"] else ""
     data = json.dumps({"objects": m["objects"]}, ensure_ascii=False, default=str).replace("</", "<\\/")
     summary = m["summary"]
-    columns = "auto " + " ".join("minmax(12em, 1fr)" for _ in lanes)
+    columns = "auto " + " ".join("minmax(15em, max-content)" for _ in lanes)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
