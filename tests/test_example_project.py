@@ -44,7 +44,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
     target = root / "site"
     r = _run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
-              "--disable-pip-version-check", "--root-user-action=ignore", "--target", str(target), str(project)],
+              "--disable-pip-version-check", "--no-cache-dir", "--root-user-action=ignore", "--target", str(target), str(project)],
              root, _env())
     assert r.returncode == 0, r.stdout + r.stderr
     assert (target / "greeter-0.1.0.dist-info" / "entry_points.txt").read_text().count("greeter.bundle:bundle") == 1
