@@ -90,6 +90,19 @@ def test_run_shows_one_character_per_case_when_asked_or_on_a_terminal(tree: Path
     assert "  PASS  widgets scale" in cli("run", str(tree / "fx"), "--progress", "-v")[1]
 
 
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_run_shows_progress_on_a_terminal_by_itself(tree: Path) -> None:
+    ns = build_parser().parse_args(["run", str(tree / "fx" / "ok.yaml")])
+    out = _Terminal()
+    assert ns.handler(ns, out) == 0
+    first = out.getvalue().splitlines()[0]
+    assert first.endswith("fx/ok.yaml ..") and "  PASS  " not in out.getvalue()
+
+
 def test_run_fails_with_the_report_at_the_end_and_exit_status_1(tree: Path) -> None:
     (tree / "fx" / "bad.yaml").write_text(FAILING)
     code, out = cli("run", str(tree / "fx" / "bad.yaml"), str(tree / "fx" / "ok.yaml"), "--no-robustness")

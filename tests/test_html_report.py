@@ -91,6 +91,14 @@ def test_the_model_has_lanes_calls_spans_mismatches_and_objects(result: Any) -> 
     assert any(r["type"] == "note" and r["fault"] for r in m["rows"])
 
 
+def test_calls_a_fault_rule_hit_are_marked_injected(result: Any) -> None:
+    m = build_model(result)
+    update = [r for r in m["rows"] if r["type"] == "call" and r["verb"] == "update" and r["lane"] == "copier"]
+    assert update[0]["injected"] == "error Conflict" and update[1]["injected"] == ""
+    assert result.injected == {update[0]["seq"]: "error Conflict"}
+    assert "⚠ injected error Conflict" in render_page(result)
+
+
 def test_the_page_is_self_contained(result: Any, tmp_path: Path) -> None:
     page = render_page(result)
     assert "<script src" not in page and "<link" not in page and "url(" not in page

@@ -7,7 +7,7 @@ the kubelet, simulators, the garbage collector), one row per trace entry in
 order with the virtual time on the left axis; every API call shows its
 verb, object, status code and resourceVersion; each reconcile is a span in
 its controller's lane from its start to its last call; error answers,
-injected faults and crashes are marked; each mismatch is shown beside the
+faults a rule injected and crashes are marked; each mismatch is shown beside the
 step that produced it. Clicking a call shows the object before and after it
 (with the changed lines marked). Everything is inline (CSS, JS, data): the
 page needs no network and no other file.
@@ -103,6 +103,7 @@ def build_model(result: CaseResult) -> dict[str, Any]:
     start = entries[0].time if entries and hasattr(entries[0], "time") else None
     rows: list[dict[str, Any]] = []
     row_of_seq: dict[int, int] = {}
+    injected: dict[int, str] = getattr(result, "injected", None) or {}
     step_rows: list[tuple[str, int]] = []  # (step title, row where it begins)
     for e in entries:
         row = len(rows)
@@ -115,6 +116,7 @@ def build_model(result: CaseResult) -> dict[str, Any]:
                 "object": target, "code": e.code, "reason": e.reason, "rv": e.resource_version,
                 "patch": e.patch_type, "wrote": e.wrote, "error": error, "reconcile": e.reconcile,
                 "crash": e.reason == "Crash",
+                "injected": injected.get(e.seq, ""),
             })
         elif isinstance(e, ReconcileRecord):
             key = f"{e.namespace}/{e.name}" if e.namespace else e.name
@@ -127,7 +129,7 @@ def build_model(result: CaseResult) -> dict[str, Any]:
             crash = "crashed" in text
             rows.append({"type": "note", "seq": e.seq, "lane": _lane_of(e.actor, controllers), "actor": e.actor,
                          "time": e.time, "text": text, "crash": crash,
-                         "fault": text.startswith("do fault") or text.startswith("do clear_faults")})
+                         "fault": text.startswith(("do fault", "do clear_faults", "injected"))})
             m = re.match(r"(step \d+(?: \(.*\))?) begins$", text) if e.actor == "harness" else None
             if m:
                 step_rows.append((m.group(1), row))
@@ -280,6 +282,9 @@ def render_page(result: CaseResult) -> str:
             title = f'#{r["seq"]} {r["actor"]}: {text}'
             cls = "call" + (" err" if r["error"] else "") + ("" if r["wrote"] or r["error"] else " read")
             mark = '<span class="mark">✖ crash </span>' if r["crash"] else ""
+            if r["injected"]:
+                mark = f'<span class="mark">⚠ injected {_e(r["injected"])} </span>'
+                title += f' (a fault rule: {r["injected"]})'
             sub = f'{r["object"]}{pt} → {res}{rv}'.strip()
             cells.append(f'<div class="cell {cls}" id="c{r["seq"]}" data-seq="{r["seq"]}" title="{_e(title)}" '
                          f'style="grid-row:{gr};grid-column:{c}">{mark}{_e(r["verb"])} {_e(r["kind"])}'

@@ -97,6 +97,8 @@ class CaseResult:
     case_mark: int = 0
     #: With ``record_objects``: call seq -> (the object before, after) each API write (None: absent).
     objects: dict[int, tuple[Obj | None, Obj | None]] = field(default_factory=dict)
+    #: With ``record_objects``: call seq -> what a fault rule did to that call (``error Conflict``, ``crash after``).
+    injected: dict[int, str] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -280,9 +282,27 @@ class CaseRun:
         original = trace.record_call
         last: dict[tuple[str, str, str], Obj | None] = {}
         objects = self.result.objects
+        faults = self.api.faults
+        for_call = faults.for_call
+        pending: list[tuple[tuple[str, str, str, str, str], Any]] = []
+
+        def fault_for_call(verb: str, kind: str, namespace: str, name: str, subresource: str, actor: str) -> Any:
+            rule = for_call(verb, kind, namespace, name, subresource, actor)
+            pending.clear()
+            if rule is not None:
+                pending.append(((verb, kind, namespace or "", name or "", actor), rule))
+            return rule
+
+        faults.for_call = fault_for_call
 
         def record_call(*args: Any, **kwargs: Any) -> Any:
             call = original(*args, **kwargs)
+            if pending:
+                ((want, rule),) = pending
+                pending.clear()
+                if want == (call.verb, call.kind, call.namespace, call.name, call.actor):
+                    what = f"crash {rule.crash}" if rule.crash else f"error {call.reason or call.code}"
+                    self.result.injected[call.seq] = what
             if call.wrote and call.name:
                 k = reader.kind(call.kind)
                 if k is not None:
