@@ -96,6 +96,8 @@ def test_calls_a_fault_rule_hit_are_marked_injected(result: Any) -> None:
     update = [r for r in m["rows"] if r["type"] == "call" and r["verb"] == "update" and r["lane"] == "copier"]
     assert update[0]["injected"] == "error Conflict" and update[1]["injected"] == ""
     assert result.injected == {update[0]["seq"]: "error Conflict"}
+    refused = m["objects"][str(update[0]["seq"])]  # nothing changed: the object as it stood
+    assert refused["unchanged"] and refused["before"] == refused["after"] and refused["after"]["data"] == {"k": "v1"}
     assert "⚠ injected error Conflict" in render_page(result)
 
 

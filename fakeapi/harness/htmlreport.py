@@ -156,10 +156,20 @@ def build_model(result: CaseResult) -> dict[str, Any]:
 
     mismatches = [{"phase": f.phase, "row": phase_row(f.phase), "text": render_mismatch(f.mismatch)}
                   for f in result.failures]
-    objects = {}
-    for seq, (before, after) in (getattr(result, "objects", None) or {}).items():
-        objects[str(seq)] = {"before": strip_noise(before) if before is not None else None,
-                             "after": strip_noise(after) if after is not None else None}
+    objects: dict[str, Any] = {}
+    recorded = getattr(result, "objects", None) or {}
+    last: dict[tuple[str, str, str], Any] = {}  # each object as the last write before this point left it
+    for e in entries:
+        if not isinstance(e, ApiCall) or not e.name:
+            continue
+        okey = (e.kind, e.namespace, e.name)
+        if e.seq in recorded:
+            before, after = recorded[e.seq]
+            objects[str(e.seq)] = {"before": strip_noise(before) if before is not None else None,
+                                   "after": strip_noise(after) if after is not None else None}
+            last[okey] = objects[str(e.seq)]["after"]
+        elif last.get(okey) is not None:  # a read, an error or a no-op write: the object as it stood
+            objects[str(e.seq)] = {"before": last[okey], "after": last[okey], "unchanged": True}
     case = result.case
     return {
         "case": case.name, "location": case.location,
@@ -235,8 +245,9 @@ _JS = r"""
     var o = data.objects[String(seq)];
     document.getElementById('sel-title').textContent = el.getAttribute('title');
     var b = o ? lines(o.before) : [], a = o ? lines(o.after) : [];
-    document.getElementById('sel-note').textContent = o ? '' :
-      'this call changed nothing stored (a read, an error, or a write that kept every byte)';
+    document.getElementById('sel-note').textContent = (o && !o.unchanged) ? '' :
+      'this call changed nothing stored (a read, an error, or a write that kept every byte)' +
+      (o ? ': the object as it stood' : '');
     show(document.getElementById('before'), b, a, 'del');
     show(document.getElementById('after'), a, b, 'add');
     document.body.setAttribute('data-selected', String(seq));
