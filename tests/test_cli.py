@@ -264,3 +264,14 @@ def test_subcommands_are_pluggable() -> None:
 def test_fixture_files_order_and_hidden(tree: Path) -> None:
     files = fixture_files([str(tree / "fx")])
     assert [f.name for f in files] == ["robust.yml", "ok.yaml"]
+
+
+def test_report_writes_an_html_page_per_failing_case_or_per_case(tree: Path) -> None:
+    (tree / "fx" / "bad.yaml").write_text(FAILING)
+    code, out = cli("run", str(tree / "fx"), "--report", str(tree / "pages"))
+    assert code == 1 and f"reports: {tree / 'pages'}" in out
+    pages = list((tree / "pages").iterdir())
+    assert [p.name.startswith("bad-a-failing-case-") for p in pages] == [True]
+    assert "a failing case" in pages[0].read_text(encoding="utf-8")
+    cli("run", str(tree / "fx"), "--report", str(tree / "all"), "--report-all")
+    assert len(list((tree / "all").iterdir())) == 6  # 3 cases, 2 crash variants, the failing case
