@@ -57,6 +57,19 @@ class CleanupResult:
     requeue_after: timedelta | None = None
 
 
+def _cleanup_marker(ers: Obj) -> int:
+    v = status(ers).get("finishedRunnerCleanupPatchID")
+    return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+
+def _with_marker(ers: Obj, patch_id: int) -> Obj:
+    """The set as this reconcile now knows it: the cleanup marker it just recorded (upstream sets
+    ``Status.FinishedRunnerCleanupPatchID`` in memory before ``updateStatus``)."""
+    out = dict(ers)
+    out["status"] = {**status(ers), "finishedRunnerCleanupPatchID": patch_id}
+    return out
+
+
 def _min_delay(a: timedelta | None, b: timedelta | None) -> timedelta | None:
     if a is None:
         return b
@@ -137,25 +150,34 @@ class EphemeralRunnerSetReconciler:
             self.update_status(ctx, ers, cls)
             return None
 
-        # 8. Outdated runners: record the phase first, then clean up. Never replace them.
-        if cls.outdated:
-            ers = self.update_status(ctx, ers, cls)
-            res = self.clean_up(ctx, ers, runners)
-            return Result(requeue_after=res.requeue_after) if res.requeue_after else None
-
-        # 9. Scale, when the listener's latest target has not been acted on yet.
+        # 8. Scale, when the listener's latest target has not been acted on yet (upstream after #4642).
+        #    ``outdated`` runners are not in scale_total: this pass creates their replacements, and
+        #    the Outdated phase it records parks the set (step 5 then cleans the idle ones up).
         s = spec(ers)
         patch_id = int(s.get("patchID") or 0)
         replicas = int(s.get("replicas") or 0)
+        total = cls.scale_total()
         if patch_id == 0 or patch_id != cls.latest_patch_id:
-            self._delete_all(client, cls.finished)
-            total = cls.scale_total()
-            if total < replicas:
-                self._create_runners(client, ers, replicas - total)
+            if cls.finished:
+                # Deleting finished runners changes the count the listener's target was computed
+                # against: record the patch id the cleanup belongs to, and leave scaling to the next pass.
+                self.patch_finished_cleanup_patch_id(ctx, req.namespace, req.name, patch_id)
+                self._delete_all(client, cls.finished)
+                self.update_status(ctx, _with_marker(ers, patch_id), cls)
+                return None
+            # Runners being deleted still exist and still hold their registration.
+            scale_up_total = total + len(cls.deleting)
+            if scale_up_total < replicas:
+                if self.scale_up_serviced_by_finished_cleanup(ctx, req.namespace, req.name, patch_id):
+                    self.update_status(ctx, _with_marker(ers, patch_id), cls)
+                    return None
+                self._create_runners(client, ers, replicas - scale_up_total)
+            elif patch_id > 0 and total >= replicas:
+                pass  # a runner that has not reported Succeeded yet: the next patch cleans it up
             elif patch_id == 0 and total > replicas:
                 self._delete_idle_runners(ctx, cls, total - replicas)
 
-        # 10. Status.
+        # 9. Status.
         self.update_status(ctx, ers, cls)
         return None
 
@@ -283,6 +305,44 @@ class EphemeralRunnerSetReconciler:
             return ers
         return patch_status(ctx.client, ers, desired, status_type(c.KIND_ERS))
 
+    def patch_finished_cleanup_patch_id(self, ctx: Ctx, namespace: str, name: str, patch_id: int) -> None:
+        """Record ``status.finishedRunnerCleanupPatchID`` = ``patch_id`` (upstream
+        ``patchFinishedRunnerCleanupPatchIDStatus``, #4642), retried on conflict.
+
+        Each try reads the set through the uncached reader; an equal marker is
+        left alone (an equality test, not >=: listener patch ids move backwards);
+        otherwise a status merge patch with the resourceVersion it read.
+        """
+        reader = ctx.api_reader
+        last: ApiError | None = None
+        for _ in range(APPLIED_PATCH_ATTEMPTS):
+            latest = reader.get(c.KIND_ERS, name, namespace)
+            if _cleanup_marker(latest) == patch_id:
+                return
+            try:
+                patch_status(ctx.client, latest, {"finishedRunnerCleanupPatchID": patch_id},
+                             status_type(c.KIND_ERS), optimistic_lock=True)
+                return
+            except ApiError as e:
+                if not is_conflict(e):
+                    raise
+                last = e
+        assert last is not None
+        raise last
+
+    def scale_up_serviced_by_finished_cleanup(self, ctx: Ctx, namespace: str, name: str, patch_id: int) -> bool:
+        """Whether the shortfall below ``spec.replicas`` was opened by this controller's own cleanup of
+        finished runners for the current patch id (upstream ``scaleUpServicedByFinishedRunnerCleanup``).
+
+        Patch id 0 is never suppressed. The marker is read uncached: the
+        cache may not show the controller's own write yet, or show one a new
+        revision has since cleared.
+        """
+        if patch_id == 0:
+            return False
+        latest = ctx.api_reader.get(c.KIND_ERS, name, namespace)
+        return _cleanup_marker(latest) == patch_id
+
     def patch_applied_revision(self, ctx: Ctx, namespace: str, name: str, target: int) -> None:
         """Advance ``status.appliedActionableRevision`` to ``target`` (never lower it), retried on conflict.
 
@@ -296,15 +356,19 @@ class EphemeralRunnerSetReconciler:
         last: ApiError | None = None
         for _ in range(APPLIED_PATCH_ATTEMPTS):
             latest = reader.get(c.KIND_ERS, name, namespace)
+            advances = applied_revision(latest) < target
             new_applied = max(applied_revision(latest), target)
             runners = list_runners(reader, namespace, name)
             cls = classify(runners, new_applied)
             phase = c.ERS_PHASE_OUTDATED if cls.outdated else c.ERS_PHASE_RUNNING
             st = status(latest)
-            if applied_revision(latest) == new_applied and st.get("phase") == phase:
+            values: dict[str, Any] = {"appliedActionableRevision": new_applied, "phase": phase}
+            if advances:
+                # The old marker belongs to the patch sequence of the replaced spec (#4642).
+                values["finishedRunnerCleanupPatchID"] = 0
+            if all(st.get(k, 0) == v for k, v in values.items()):
                 return
 
-            values = {"appliedActionableRevision": new_applied, "phase": phase}
             try:
                 patch_status(ctx.client, latest, values, status_type(c.KIND_ERS), optimistic_lock=True)
                 return
