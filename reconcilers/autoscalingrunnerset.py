@@ -172,6 +172,15 @@ class AutoscalingRunnerSetReconciler:
         desired = build_listener(ars, ers, self.controller_namespace)
         listener = get_or_none(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
         if listener is None:
+            # The name hashes the runner group and config URL: after a change of either, the listener
+            # under the old name is this ARS's too (found by its back references). Upstream looks it
+            # up by the new name only and would leave it serving; here it is replaced.
+            stale = self._listeners_of(client, ars)
+            if stale:
+                for old in stale:
+                    if not meta(old).get("deletionTimestamp"):
+                        delete_ignore_not_found(client, c.KIND_AL, meta(old)["name"], self.controller_namespace)
+                return None
             if status(ars).get("phase") == c.ARS_PHASE_OUTDATED:
                 # Never let a listener exist while the ARS still says Outdated.
                 ars = self._set_phase(client, ars, c.ARS_PHASE_PENDING)
@@ -206,6 +215,15 @@ class AutoscalingRunnerSetReconciler:
     def _set_phase(self, client: Any, ars: Obj, phase: str) -> Obj:
         return self._patch_status(client, ars, {"phase": phase})
 
+    def _listeners_of(self, client: Any, ars: Obj) -> list[Obj]:
+        """Every listener in the controller namespace whose back references name this ARS."""
+        m = meta(ars)
+        return [
+            al for al in client.list(c.KIND_AL, self.controller_namespace)
+            if spec(al).get("autoscalingRunnerSetName") == m.get("name")
+            and spec(al).get("autoscalingRunnerSetNamespace") == m.get("namespace")
+        ]
+
     def _park(self, ctx: Ctx, ars: Obj, ers: Obj) -> None:
         """ARS Outdated, listener deleted (the scale set stops taking jobs), ERS pinned to 0 replicas.
 
@@ -213,9 +231,9 @@ class AutoscalingRunnerSetReconciler:
         Outdated ARS, even if the controller crashes part-way.
         """
         client = ctx.client
-        listener = get_or_none(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
-        if listener is not None and not meta(listener).get("deletionTimestamp"):
-            delete_ignore_not_found(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
+        for listener in self._listeners_of(client, ars):
+            if not meta(listener).get("deletionTimestamp"):
+                delete_ignore_not_found(client, c.KIND_AL, meta(listener)["name"], self.controller_namespace)
         self._set_phase(client, ars, c.ARS_PHASE_OUTDATED)
         s = spec(ers)
         if int(s.get("replicas") or 0) != 0 or int(s.get("patchID") or 0) != 0:
@@ -228,10 +246,11 @@ class AutoscalingRunnerSetReconciler:
     def _finalize(self, ctx: Ctx, ars: Obj) -> Any:
         client = ctx.client
         name, ns = meta(ars)["name"], meta(ars).get("namespace", "")
-        listener = get_or_none(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
-        if listener is not None:
-            if not meta(listener).get("deletionTimestamp"):
-                delete_ignore_not_found(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
+        listeners = self._listeners_of(client, ars)
+        if listeners:
+            for listener in listeners:
+                if not meta(listener).get("deletionTimestamp"):
+                    delete_ignore_not_found(client, c.KIND_AL, meta(listener)["name"], self.controller_namespace)
             return None
         ers = get_or_none(client, c.KIND_ERS, name, ns)
         if ers is not None:

@@ -25,7 +25,7 @@ from .ephemeralrunner import EphemeralRunnerReconciler
 from .ephemeralrunnerset import EphemeralRunnerSetReconciler
 from .gotypes import arc_go_types
 from .listener import ListenerSimulator, RunnerPodWatcher
-from .resourcebuilder import scale_set_id
+from .resourcebuilder import listener_name, scale_set_id
 from .revision import applied_revision, has_job, is_done, spec_revision
 
 Obj = dict[str, Any]
@@ -246,7 +246,7 @@ def inv_no_listener_while_parked(host: Any, state: ArcState) -> list[str]:
         if (ars.get("status") or {}).get("phase") != c.ARS_PHASE_OUTDATED:
             continue
         m = ars["metadata"]
-        key = (state.controller_namespace, f"{m['name']}{c.LISTENER_SUFFIX}")
+        key = (state.controller_namespace, listener_name(ars))
         if key in listeners:
             out.append(f"AutoscalingRunnerSet {m.get('namespace')}/{m['name']} is Outdated but listener "
                        f"{key[0]}/{key[1]} exists")

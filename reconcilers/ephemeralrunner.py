@@ -122,7 +122,8 @@ class EphemeralRunnerReconciler:
             jit = self._jit_config(er)
             if jit is None:
                 return Result(requeue=True)
-            secret = client.create(build_jit_secret(er, jit.runner_id, jit.runner_name, jit.encoded_jit_config))
+            secret = client.create(build_jit_secret(er, jit.runner_id, jit.runner_name, jit.encoded_jit_config,
+                                                    int(spec(er).get("runnerScaleSetId") or 0)))
         rid, rname = secret_runner_id(secret), secret_runner_name(secret)
         if rid and (runner_id(er) != rid or status(er).get("runnerName") != rname):
             er = self._set_status(client, er, {"runnerId": rid, "runnerName": rname})
@@ -142,7 +143,7 @@ class EphemeralRunnerReconciler:
                 now = ctx.now()
                 if now < wait_until:
                     return Result(requeue_after=wait_until - now)
-            client.create(build_runner_pod(er, req.name))
+            client.create(build_runner_pod(er, secret))
             self._set_status(client, er, {"phase": c.ER_PHASE_PENDING})
             return None
         if meta(pod).get("deletionTimestamp"):
