@@ -22,7 +22,6 @@ from .actions_service import is_not_found as service_not_found
 from .common import (
     SHARED_READS,
     Ctx,
-    age,
     delete_ignore_not_found,
     get_or_none,
     has_finalizer,
@@ -101,7 +100,6 @@ class EphemeralRunnerSetReconciler:
 
     def reconcile(self, ctx: Ctx, req: Any) -> Any:
         """One pass over one EphemeralRunnerSet, step by step as ARC_SPEC.md lists them."""
-        from fakeapi.host.builder import Result
 
         client = ctx.client
         # 1. Not found -> done.
@@ -117,8 +115,8 @@ class EphemeralRunnerSetReconciler:
             if not runners:
                 patch_finalizers(client, ers, remove=[c.FINALIZER_ERS])
                 return None
-            res = self.clean_up(ctx, ers, runners)
-            return Result(requeue_after=res.requeue_after) if res.requeue_after else None
+            self.clean_up(ctx, ers, runners)
+            return None
 
         # 3. No finalizer -> add it.
         if not has_finalizer(ers, c.FINALIZER_ERS):
@@ -129,16 +127,14 @@ class EphemeralRunnerSetReconciler:
         target = spec_revision(ers)
         # 4. Apply a new revision: clean up first, advance the applied marker only after it succeeded.
         if target > applied:
-            res = self.clean_up(ctx, ers, list_runners(client, req.namespace, req.name))
-            if res.requeue_after is not None:
-                return Result(requeue_after=res.requeue_after)
+            self.clean_up(ctx, ers, list_runners(client, req.namespace, req.name))
             self.patch_applied_revision(ctx, req.namespace, req.name, target)
             return None
 
         # 5. Outdated: keep cleaning up, never scale, never recompute the phase.
         if status(ers).get("phase") == c.ERS_PHASE_OUTDATED:
-            res = self.clean_up(ctx, ers, list_runners(client, req.namespace, req.name))
-            return Result(requeue_after=res.requeue_after) if res.requeue_after else None
+            self.clean_up(ctx, ers, list_runners(client, req.namespace, req.name))
+            return None
 
         # 6. Classify against the applied revision.
         runners = list_runners(client, req.namespace, req.name)
@@ -245,33 +241,33 @@ class EphemeralRunnerSetReconciler:
         return True
 
     def clean_up(self, ctx: Ctx, ers: Obj, runners: list[Obj]) -> CleanupResult:
-        """Clean up runners (ARC ``cleanUpEphemeralRunners``), classified against the applied revision.
+        """Clean up runners (upstream ``cleanUpEphemeralRunners``), classified against the applied revision.
 
-        Deletes every terminated runner; then each pending or running runner
-        without a job: unregistered and younger than the registration grace ->
-        left, with a requeue; unregistered and older -> the ER is deleted;
-        registered -> removed from the service, then deleted. Runners with a
-        job are never touched. Errors are collected and the first is raised.
+        Deletes every terminated runner; then removes every pending runner and
+        every running runner without a job from the service and deletes it
+        (``JobStillRunning`` leaves it; a runner the service does not know counts
+        as removed). Runners running a job are never touched. Errors are
+        collected and the first is raised.
+
+        Upstream has no registration grace here (an earlier version of this port
+        left unregistered runners younger than a minute alone): an unregistered
+        pending runner is deleted at once, as upstream's test "deletes
+        unregistered pending runner during actionable revision cleanup after
+        restart with no cache" pins.
         """
         result = CleanupResult(remaining=len(runners))
         if not runners:
             return result
         cls = classify(runners, applied_revision(ers))
         self._delete_all(ctx.client, cls.terminated())
-        now = ctx.now()
         errs: list[Exception] = []
-        for r in [*cls.pending, *cls.running]:
+        for r in cls.pending:
+            try:
+                self._remove_and_delete(ctx, r)
+            except (ApiError, ActionsError) as e:
+                errs.append(e)
+        for r in cls.running:
             if has_job(r):
-                continue
-            if runner_id(r) == 0:
-                waited = age(r, now)
-                if waited < c.REGISTRATION_GRACE:
-                    result.requeue_after = _min_delay(result.requeue_after, c.REGISTRATION_GRACE - waited)
-                    continue
-                try:
-                    delete_ignore_not_found(ctx.client, c.KIND_ER, meta(r)["name"], meta(r).get("namespace", ""))
-                except ApiError as e:
-                    errs.append(e)
                 continue
             try:
                 self._remove_and_delete(ctx, r)
