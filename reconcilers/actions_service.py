@@ -231,11 +231,10 @@ class ActionsService:
         self._call("GenerateJitRunnerConfig", actor)
         if scale_set_id not in self.scale_sets:
             raise NotFoundError(f"runner scale set {scale_set_id}")
-        existing = next(
-            (r for r in self.runners.values() if r.name == runner_name and r.scale_set_id == scale_set_id), None
-        )
+        existing = next((r for r in self.runners.values() if r.name == runner_name), None)
         if existing is not None:
-            # The real service answers 409 for a duplicate runner name; ARC then looks the runner up.
+            # Runner names are unique on the service (whatever the scale set): a duplicate is a 409
+            # (scaleset.RunnerExistsError); ARC then looks the runner up by name.
             raise ActionsError(f"runner {runner_name!r} already exists", 409, "AlreadyExists")
         r = Runner(self._next_runner_id, runner_name, scale_set_id)
         self._next_runner_id += 1

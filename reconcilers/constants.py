@@ -86,7 +86,6 @@ RUNNER_CONTAINER = "runner"
 EXIT_CODE_OUTDATED = 7
 
 # Timing.
-REGISTRATION_GRACE = timedelta(minutes=1)
 JOB_STILL_RUNNING_REQUEUE = timedelta(seconds=30)
 #: A pod refused for an exceeded resource quota is retried this often ...
 QUOTA_REQUEUE = timedelta(seconds=30)

@@ -10,7 +10,6 @@ Actions service rejected it. Port of ARC's ``ephemeralrunnerset_controller.go``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from fakeapi.errors import ApiError, is_conflict
@@ -50,10 +49,9 @@ APPLIED_PATCH_ATTEMPTS = 4
 
 @dataclass
 class CleanupResult:
-    """What a cleanup pass left: runners still present, and the earliest registration-grace wait."""
+    """What a cleanup pass found: how many runners were there."""
 
     remaining: int = 0
-    requeue_after: timedelta | None = None
 
 
 def _cleanup_marker(ers: Obj) -> int:
@@ -67,14 +65,6 @@ def _with_marker(ers: Obj, patch_id: int) -> Obj:
     out = dict(ers)
     out["status"] = {**status(ers), "finishedRunnerCleanupPatchID": patch_id}
     return out
-
-
-def _min_delay(a: timedelta | None, b: timedelta | None) -> timedelta | None:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return min(a, b)
 
 
 class EphemeralRunnerSetReconciler:
