@@ -33,6 +33,7 @@ from .common import (
     patch_status,
 )
 from .gotypes import status_type
+from .podstate import init_container_failed, latest_ready
 from .predicates import owned_pod, primary_runner
 from .resourcebuilder import (
     build_jit_secret,
@@ -56,29 +57,13 @@ def runner_container_status(pod: Obj) -> Obj | None:
     return None
 
 
-def latest_ready(pod: Obj) -> bool:
-    """The status of the pod's Ready condition with the latest lastTransitionTime (False when none)."""
-    ready = False
-    latest: datetime | None = None
-    for cond in (pod.get("status") or {}).get("conditions") or ():
-        if cond.get("type") != "Ready":
+def has_container_hook_configured(er: Obj) -> bool:
+    """The ``runner`` container sets ``ACTIONS_RUNNER_CONTAINER_HOOKS`` (upstream
+    ``HasContainerHookConfigured``: kubernetes container mode)."""
+    for container in (spec(er).get("spec") or {}).get("containers") or ():
+        if container.get("name") != c.RUNNER_CONTAINER:
             continue
-        try:
-            when = parse_time(str(cond.get("lastTransitionTime") or ""))
-        except ValueError:
-            when = None
-        if latest is None or (when is not None and when > latest):
-            ready = cond.get("status") == "True"
-            latest = when if when is not None else latest
-    return ready
-
-
-def init_container_failed(pod: Obj) -> bool:
-    """An init container terminated with a non-zero exit code (upstream ``initContainerFailed``)."""
-    for cs in (pod.get("status") or {}).get("initContainerStatuses") or ():
-        term = (cs.get("state") or {}).get("terminated")
-        if term is not None and int(term.get("exitCode", 0)) != 0:
-            return True
+        return any(env.get("name") == "ACTIONS_RUNNER_CONTAINER_HOOKS" for env in container.get("env") or ())
     return False
 
 
@@ -306,6 +291,8 @@ class EphemeralRunnerReconciler:
         pod's phase only fills in Pending where the phase was never written
         (step 6 created the pod but a crash came before the phase).
         """
+        if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+            return  # upstream: only the non-terminal statuses are taken from the pod here
         values: dict[str, Any] = {"ready": latest_ready(pod)}
         if not status(er).get("phase"):
             values["phase"] = c.ER_PHASE_PENDING
@@ -352,10 +339,15 @@ class EphemeralRunnerReconciler:
         return found.id if found is not None else 0
 
     def _finalize(self, ctx: Ctx, er: Obj) -> Any:
+        """A runner being deleted (upstream's deletion branch): off the service (registration finalizer),
+        then its pod and secret, then the container-hook pods and secrets (``runner-pod=<name>``) when
+        the runner container configures container hooks, then the main finalizer."""
         from fakeapi.host.builder import Result
 
         client = ctx.client
         name, ns = meta(er)["name"], meta(er).get("namespace", "")
+        if not has_finalizer(er, c.FINALIZER_ER):
+            return None
         if has_finalizer(er, c.FINALIZER_ER_REGISTRATION):
             rid = self._registered_id(ctx, er)
             if rid:
@@ -367,10 +359,10 @@ class EphemeralRunnerReconciler:
                     if not service_not_found(e):
                         raise
             er = patch_finalizers(client, er, remove=[c.FINALIZER_ER_REGISTRATION])
-        if not has_finalizer(er, c.FINALIZER_ER):
-            return None
         delete_if_present(client, "Pod", name, ns)
         delete_if_present(client, "Secret", name, ns)
+        if has_container_hook_configured(er):
+            self._cleanup_container_hook_resources(client, er)
         try:
             patch_finalizers(client, er, remove=[c.FINALIZER_ER])
         except ApiError as e:
@@ -379,3 +371,19 @@ class EphemeralRunnerReconciler:
             if not is_not_found(e):
                 raise
         return None
+
+    def _cleanup_container_hook_resources(self, client: Any, er: Obj) -> None:
+        """upstream ``cleanupContainerHooksResources``: delete the pods and secrets labelled
+        ``runner-pod=<runner name>`` (kubernetes container mode's job pods); every delete is tried."""
+        name, ns = meta(er)["name"], meta(er).get("namespace", "")
+        errs: list[ApiError] = []
+        for kind in ("Pod", "Secret"):
+            for obj in client.list(kind, ns, labels={c.LABEL_RUNNER_POD: name}):
+                if meta(obj).get("deletionTimestamp"):
+                    continue
+                try:
+                    delete_ignore_not_found(client, kind, meta(obj)["name"], ns)
+                except ApiError as e:
+                    errs.append(e)
+        if errs:
+            raise errs[0]

@@ -447,7 +447,6 @@ def build_runner_pod(er: Mapping[str, Any], secret: Mapping[str, Any] | str) -> 
             container = {**container, "env": env}
         containers.append(container)
     pod_spec["containers"] = containers
-    pod_spec.setdefault("restartPolicy", "Never")  # TEMP
     return {
         "apiVersion": "v1",
         "kind": "Pod",

@@ -43,7 +43,8 @@ def ars_manifest(
     spec: Obj = {
         "githubConfigUrl": "https://github.com/example/app",
         "githubConfigSecret": "gh",
-        "template": {"spec": {"containers": [runner, *(extra_containers or [])]}},
+        # restartPolicy Never, as the gha-runner-scale-set chart's runner template sets it.
+        "template": {"spec": {"restartPolicy": "Never", "containers": [runner, *(extra_containers or [])]}},
     }
     if min_runners is not None:
         spec["minRunners"] = min_runners
