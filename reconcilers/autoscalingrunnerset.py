@@ -30,6 +30,7 @@ from .common import (
 from .gotypes import status_type
 from .predicates import owned_runner_set
 from .resourcebuilder import (
+    apply_github_url_labels,
     build_ephemeral_runner_set,
     build_listener,
     build_runner_spec,
@@ -97,6 +98,13 @@ class AutoscalingRunnerSetReconciler:
         # 3. No finalizer -> add it.
         if not has_finalizer(ars, c.FINALIZER_ARS):
             patch_finalizers(client, ars, add=[c.FINALIZER_ARS])
+            return None
+
+        # 3b. A new generation (a spec edit): record it and go back to Pending, as upstream does when its
+        #     change check fires; the next pass works the change through.
+        generation = int(meta(ars).get("generation") or 0)
+        if generation and int(status(ars).get("observedGeneration") or 0) != generation:
+            self._patch_status(client, ars, {"phase": c.ARS_PHASE_PENDING, "observedGeneration": generation})
             return None
 
         # 4. Registration with the Actions service.
@@ -188,7 +196,9 @@ class AutoscalingRunnerSetReconciler:
             return None
         if meta(listener).get("deletionTimestamp"):
             return None
-        if listener_spec_drift(listener, desired):
+        if listener_spec_drift(listener, desired) or _labels_of(listener) != _labels_of(desired) \
+                or _annotations_of(listener) != _annotations_of(desired):
+            # upstream compares the listener's spec, labels and annotations with the desired ones
             delete_ignore_not_found(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
             return None
 
@@ -281,25 +291,38 @@ class AutoscalingRunnerSetReconciler:
         return self.service.get_runner_group_by_name(group, actor=self.name).id
 
     def _create_scale_set(self, client: Any, ars: Obj) -> None:
-        """Find or create the scale set (runner group by name, default id 1); annotate id, name, group."""
+        """Find or create the scale set (upstream ``createRunnerScaleSet``): runner group by name (default
+        id 1); a new one is labelled with its name, then the extra labels without duplicates. One merge
+        patch then writes the default ``spec.runnerScaleSetName`` (the ARS name) back, annotates id, name
+        and group, and adds the GitHub URL labels to the ARS."""
         group_id = self._runner_group_id(ars)
         name = scale_set_name(ars)
         s = spec(ars)
         scale_set = self.service.get_runner_scale_set(group_id, name, actor=self.name)
         if scale_set is None:
-            labels = [str(x) for x in (s.get("runnerScaleSetLabels") or [])] or [name]
+            labels = [name]
+            for label in (str(x) for x in (s.get("runnerScaleSetLabels") or [])):
+                if label not in labels:
+                    labels.append(label)
             scale_set = self.service.create_runner_scale_set(
                 name, group_id, labels, str(s.get("githubConfigUrl") or ""), actor=self.name
             )
-        self._annotate(
-            client,
-            ars,
-            {
-                c.ANNOTATION_RUNNER_SCALE_SET_ID: str(scale_set.id),
-                c.ANNOTATION_RUNNER_GROUP_NAME: scale_set.runner_group_name,
-                c.ANNOTATION_RUNNER_SCALE_SET_NAME: scale_set.name,
-            },
-        )
+        values = {
+            c.ANNOTATION_RUNNER_SCALE_SET_NAME: scale_set.name,
+            c.ANNOTATION_RUNNER_SCALE_SET_ID: str(scale_set.id),
+            c.ANNOTATION_RUNNER_GROUP_NAME: scale_set.runner_group_name,
+        }
+
+        def apply(o: Obj) -> None:
+            m = o["metadata"]
+            m["annotations"] = {**(m.get("annotations") or {}), **values}
+            url_labels: dict[str, str] = dict(m.get("labels") or {})
+            apply_github_url_labels(str(s.get("githubConfigUrl") or ""), url_labels)
+            m["labels"] = url_labels
+            if not s.get("runnerScaleSetName"):
+                o.setdefault("spec", {})["runnerScaleSetName"] = name
+
+        client.patch_from(ars, mutate(ars, apply))
 
     def _update_runner_group(self, client: Any, ars: Obj) -> None:
         group_id = self._runner_group_id(ars)
@@ -309,6 +332,14 @@ class AutoscalingRunnerSetReconciler:
     def _update_scale_set_name(self, client: Any, ars: Obj) -> None:
         updated = self.service.update_runner_scale_set(scale_set_id(ars), name=scale_set_name(ars), actor=self.name)
         self._annotate(client, ars, {c.ANNOTATION_RUNNER_SCALE_SET_NAME: updated.name})
+
+
+def _labels_of(obj: Obj) -> dict[str, str]:
+    return dict(meta(obj).get("labels") or {})
+
+
+def _annotations_of(obj: Obj) -> dict[str, str]:
+    return dict(meta(obj).get("annotations") or {})
 
 
 def listener_spec_drift(listener: Obj, desired: Obj) -> bool:
