@@ -490,3 +490,31 @@ def test_the_listener_looks_at_runner_and_pod_writes_only_while_a_job_waits() ->
     a.settle()
     assert len([r for r in a.runners() if has_job(r)]) == 2
     assert a.violations == []
+
+
+def _runner_ids_on_service(a: ArcCluster) -> set[int]:
+    return set(a.state.service.runners)
+
+
+def test_a_runner_marked_outdated_is_removed_from_the_service() -> None:
+    """upstream markAsOutdated: phase Outdated, then RemoveRunner (the service forgets the runner)."""
+    a = healthy(min_runners=1)
+    [runner] = a.runners()
+    rid = runner["status"]["runnerId"]
+    assert rid in _runner_ids_on_service(a)
+    a.host.kubelet.exit("ci", runner["metadata"]["name"], "runner", 7)
+    a.host.run_for("1s", max_reconciles=200, raise_on_budget=False)
+    assert rid not in _runner_ids_on_service(a)
+
+
+def test_a_pod_refused_as_invalid_fails_the_runner_and_removes_it_from_the_service() -> None:
+    """upstream markAsFailed: a pod refused as Invalid -> phase Failed, reason InvalidPod, RemoveRunner."""
+    a = healthy(min_runners=0)
+    a.api.faults.add({"on": {"verb": "create", "kind": "Pod", "actor": "ephemeralrunner"}, "times": "always",
+                      "error": {"code": 422, "reason": "Invalid", "message": "Pod \"x\" is invalid: spec: bad"}})
+    a.patch_ars({"spec": {"minRunners": 1}})
+    a.host.run_for("1s", max_reconciles=200, raise_on_budget=False)
+    failed = [r for r in a.runners() if (r.get("status") or {}).get("reason") == "InvalidPod"]
+    assert failed, [r.get("status") for r in a.runners()]
+    assert failed[0]["status"]["message"].startswith("Failed to create the pod: ")
+    assert failed[0]["status"]["runnerId"] not in _runner_ids_on_service(a)
