@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from fakeapi.clock import parse_time
+from fakeapi.server.clock import parse_time
 
 Obj = dict[str, Any]
 
