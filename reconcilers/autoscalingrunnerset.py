@@ -100,13 +100,6 @@ class AutoscalingRunnerSetReconciler:
             patch_finalizers(client, ars, add=[c.FINALIZER_ARS])
             return None
 
-        # 3b. A new generation (a spec edit): record it and go back to Pending, as upstream does when its
-        #     change check fires; the next pass works the change through.
-        generation = int(meta(ars).get("generation") or 0)
-        if generation and int(status(ars).get("observedGeneration") or 0) != generation:
-            self._patch_status(client, ars, {"phase": c.ARS_PHASE_PENDING, "observedGeneration": generation})
-            return None
-
         # 4. Registration with the Actions service.
         if scale_set_id(ars) <= 0:
             self._create_scale_set(client, ars)

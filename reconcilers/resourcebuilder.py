@@ -416,8 +416,7 @@ def build_runner_pod(er: Mapping[str, Any], secret: Mapping[str, Any] | str) -> 
 
     Labels and annotations: the runner's, then the template's, then
     ``actions-ephemeral-runner: "True"`` and ``pod-template-hash``. The pod spec
-    is the template's as it is (no restartPolicy is forced: the chart's
-    template sets ``Never``); the ``runner`` container gets the JIT config from
+    is the template's (an unset restartPolicy becomes ``Never``, see below); the ``runner`` container gets the JIT config from
     the secret, the user agent and ``ACTIONS_RUNNER_RETURN_VERSION_DEPRECATED_EXIT_CODE=1``.
     """
     m = meta(er)
@@ -447,6 +446,12 @@ def build_runner_pod(er: Mapping[str, Any], secret: Mapping[str, Any] | str) -> 
             container = {**container, "env": env}
         containers.append(container)
     pod_spec["containers"] = containers
+    # Divergence from upstream newEphemeralRunnerPod, which copies the template's restartPolicy as it
+    # is: an unset one becomes Never here, the gha-runner-scale-set chart's value. With the server's
+    # default (Always) a runner that exits is restarted in place and never finishes, and the project's
+    # contract example (an ARS written without the chart) relies on runner exits ending the pod. A
+    # template that sets restartPolicy keeps it.
+    pod_spec.setdefault("restartPolicy", "Never")
     return {
         "apiVersion": "v1",
         "kind": "Pod",
