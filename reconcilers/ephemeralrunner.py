@@ -106,7 +106,7 @@ class EphemeralRunnerReconciler:
         )
 
     def reconcile(self, ctx: Ctx, req: Any) -> Any:
-        """One pass over one EphemeralRunner, as upstream's ``Reconcile`` (ARC_SPEC.md lists the steps)."""
+        """One pass over one EphemeralRunner, as upstream's ``Reconcile``."""
         from fakeapi.host.builder import Result
 
         client = ctx.client
@@ -239,7 +239,7 @@ class EphemeralRunnerReconciler:
         return None
 
     def _succeeded(self, client: Any, er: Obj) -> None:
-        """The runner finished its job: phase Succeeded, then the runner is deleted (ARC_SPEC step 7)."""
+        """The runner finished its job: phase Succeeded, then the runner is deleted (upstream deletes it at once; the port records the phase first)."""
         m = meta(er)
         self._set_status(client, er, {"phase": c.ER_PHASE_SUCCEEDED})
         delete_ignore_not_found(client, c.KIND_ER, m["name"], m.get("namespace", ""))
@@ -285,7 +285,7 @@ class EphemeralRunnerReconciler:
         """upstream ``updateRunStatusFromPod``: ``ready`` from the pod's latest Ready condition (by
         lastTransitionTime), for any runner container state that is not terminated.
 
-        Deliberate divergence (ARC_SPEC.md, from #4646): upstream here also
+        Deliberate divergence (from upstream PR #4646): upstream here also
         copies the pod's phase (Pending/Running) onto the runner; in this port
         the listener sets a runner Running when it assigns it a job, so the
         pod's phase only fills in Pending where the phase was never written
