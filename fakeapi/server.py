@@ -23,6 +23,8 @@ from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from fakeapi import txn  # (request atomicity: the undo journal, issue 24)
+
 from . import errors, fieldmanager
 from .builtin import builtin_kinds
 from .builtinvalidation import (
@@ -155,6 +157,8 @@ class APIServer:
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
         self._local = threading.local()
+        #: The save point of the request in progress (fakeapi.txn), None between requests.
+        self._tx: txn.Savepoint | None = None
         self._listeners: list[Callable[[str, Kind, dict[str, Any], dict[str, Any] | None], None]] = []
         #: Keep ``metadata.managedFields`` on every write, as kube-apiserver does (the default). Off, only
         #: objects a server-side apply has touched keep them (from that apply on), as a test that never
@@ -289,7 +293,21 @@ class APIServer:
                 self._record(verb, kind, namespace, name, subresource, actor, patch_type, err.code, err.reason, 0, False)
                 raise err
             try:
-                out = fn()
+                # --- request atomicity (fakeapi.txn): a request that fails changes nothing ---
+                outer = self._tx
+                sp = self._tx = txn.begin(
+                    outer.journal if outer is not None else None, self._rv, self.resource_version, self._rng,
+                    *((self.kinds, self.store) if kind.kind == "CustomResourceDefinition" else ()))
+                try:
+                    out = fn()
+                    if sp.outermost:
+                        self._flush_notes(sp)
+                except BaseException:
+                    self._undo(sp)
+                    raise
+                finally:
+                    self._tx = outer
+                # --- end request atomicity ---
             except ApiError as e:
                 self._record(verb, kind, namespace, name, subresource, actor, patch_type, e.code, e.reason, 0, False)
                 if rule is not None and rule.crash == "after":  # the caller dies once the call returns, whatever it got
@@ -310,6 +328,23 @@ class APIServer:
             if out.stored:
                 return self._view(kind, out.obj) if shared else self._read(kind, out.obj)
             return out.obj
+
+    def _undo(self, sp: txn.Savepoint) -> None:
+        """Roll back what the request of save point ``sp`` did (store, counter, watch logs, generator)."""
+        txn.rollback(sp, self.kinds, self.store)
+        self._rv = sp.rv
+        self.resource_version = sp.resource_version
+        txn.restore_rng(sp, self._rng)
+        self._pending_managed = None
+
+    def _flush_notes(self, sp: txn.Savepoint) -> None:
+        """Deliver the notifications the request held back (those of nested writes they cause included)."""
+        notes = sp.journal.notes
+        i = 0
+        while i < len(notes):
+            self._deliver(*notes[i])
+            i += 1
+        notes.clear()
 
     def _record(self, verb: str, kind: Kind, namespace: str, name: str, subresource: str, actor: str,
                 patch_type: str, code: int, reason: str, rv: int, wrote: bool) -> None:
@@ -482,12 +517,16 @@ class APIServer:
     def _commit(self, w: _Write) -> int:
         """Apply a prepared write: assign the next resourceVersion, store, log the event."""
         kind, table = w.kind, w.table
+        sp = self._tx
         self._rv += 1
         rv = self.resource_version = self._rv
         if w.delete:
             assert w.old is not None
             gone = w.old.obj
             last = {**gone, "metadata": {**gone["metadata"], "resourceVersion": str(rv)}}
+            if sp is not None:  # (fakeapi.txn: how to undo this commit)
+                txn.record_put(sp, self.store, table, w.old.key, w.old, self._forgetter(kind, w.old))
+                txn.record_append(sp, self._log(kind))
             self.store.remove(table, w.old.key)
             self.decoded.forget(kind.group, kind.plural, w.old.namespace, w.old.name)
             if self.snapshot_guard is not None:
@@ -508,6 +547,10 @@ class APIServer:
         elif w.old is not None and w.old.managed is not None and meta.get("managedFields") is w.old.obj["metadata"].get(
                 "managedFields"):
             entry.managed = w.old.managed  # (a write that left them as they were: a binding, a deletion's start)
+        if sp is not None:  # (fakeapi.txn: how to undo this commit)
+            txn.record_put(sp, self.store, table, entry.key, table.entries.get(entry.key),
+                           self._forgetter(kind, entry))
+            txn.record_append(sp, self._log(kind))
         old = self.store.put(table, entry)
         if self.snapshot_guard is not None:
             self.snapshot_guard.stored(kind.plural, entry.key, obj, kind.go_type if kind.stored_go_encoded else None)
@@ -518,7 +561,18 @@ class APIServer:
             fn()
         return rv
 
+    def _forgetter(self, kind: Kind, e: Entry) -> Callable[[], None]:
+        """Drop the decoded form of ``e``'s object (for an undone commit)."""
+        return lambda: self.decoded.forget(kind.group, kind.plural, e.namespace, e.name)
+
     def _notify(self, etype: str, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        sp = self._tx
+        if sp is not None:  # (fakeapi.txn: delivered once the request succeeds)
+            sp.journal.notes.append((etype, kind, obj, old))
+            return
+        self._deliver(etype, kind, obj, old)
+
+    def _deliver(self, etype: str, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         if self.gc is not None:
             self.gc.on_event(etype, kind, obj, old)
         for fn in self._listeners:
