@@ -23,7 +23,7 @@ from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from fakeapi import txn  # (request atomicity: the undo journal, issue 24)
+from fakeapi import bodycheck, txn  # (issue 24: whole-body checks, request atomicity)
 
 from . import errors, fieldmanager
 from .builtin import builtin_kinds
@@ -354,6 +354,7 @@ class APIServer:
     def _kind_of(self, obj: Any) -> Kind:
         if not isinstance(obj, dict):
             raise errors.bad_request("Object 'Kind' is missing in the request body")
+        bodycheck.check_object(obj)  # (issue 24: only JSON values, within bounds, before anything else)
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
         if not isinstance(kind, str) or not kind:
             raise errors.bad_request(f"Object 'Kind' is missing in '{_short(obj)}'")
@@ -1232,8 +1233,9 @@ class APIServer:
             if isinstance(body, (bytes, str)):
                 try:
                     body = json.loads(body)
-                except ValueError as err:
+                except (ValueError, RecursionError) as err:
                     raise errors.bad_request(f"error decoding patch: {err}") from err
+            bodycheck.check_body(body)  # (issue 24: the whole patch, before it is applied)
             # the patch functions do not change the document they are given (a merge patch's
             # result shares its untouched parts: the decoder copies it)
             current = e.obj if e.obj.get("apiVersion") == k.api_version else self._read(k, e.obj)
@@ -1256,6 +1258,7 @@ class APIServer:
                 raise errors.internal(str(err)) from err
             if not isinstance(result, dict):
                 raise errors.bad_request("the patch produced something that is not an object")
+            bodycheck.check_object(result)  # (issue 24: the patched object, before it is decoded)
             rmeta = _mapping(result.get("metadata"))
             if rmeta.get("name", name) != name:
                 raise errors.bad_request(
@@ -1299,6 +1302,7 @@ class APIServer:
                 raise errors.bad_request(f"error decoding YAML: {err}") from err
         if not isinstance(config, dict):
             raise errors.bad_request("error decoding YAML: the applied configuration is not an object")
+        bodycheck.check_body(config)  # (issue 24: the whole configuration, before it is merged)
         config = normalize_numbers(config)
         got = config.get("apiVersion")
         if got != k.api_version:
@@ -1327,6 +1331,7 @@ class APIServer:
             group = f"{k.group}/{k.version}" if k.group else f"/{k.version}"
             raise errors.internal(f"failed to create typed patch object ({where}; {group}, Kind={k.kind}): {err}") from err
         merged = applied.obj
+        bodycheck.check_object(merged)  # (issue 24: the merged object's size)
         mmeta = merged.setdefault("metadata", {})
         mmeta["name"] = name
         if e is None:
@@ -1804,7 +1809,7 @@ def _registry_key(kind: Kind, key: str) -> str:
 
 
 def _short(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"))[:200]
+    return json.dumps(obj, separators=(",", ":"), default=lambda v: f"<{type(v).__name__}>")[:200]
 
 
 
