@@ -1296,8 +1296,10 @@ class APIServer:
         if isinstance(config, (bytes, str)):
             import yaml  # (here: most servers never see an apply, and yaml costs start-up time)
 
+            from fakeapi import boundedyaml  # (issue 24: nesting and aliases bounded, YAML read as JSON)
+
             try:
-                config = yaml.safe_load(config)
+                config = boundedyaml.load(config)
             except yaml.YAMLError as err:
                 raise errors.bad_request(f"error decoding YAML: {err}") from err
         if not isinstance(config, dict):

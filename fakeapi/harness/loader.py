@@ -28,6 +28,8 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from fakeapi import boundedyaml
+
 from . import formatschema as fs
 from .bundles import Bundle, available_bundles, get_bundle
 
@@ -929,7 +931,7 @@ def iter_documents(text: str, file: str) -> Iterator[tuple[Node, SourceMap, Any,
     """Compose each YAML document: ``(node, source map, value, last content line)``; raises LoadError."""
     lines = text.splitlines()
     try:
-        for node in yaml.compose_all(text, Loader=FixtureYamlLoader):
+        for node in boundedyaml.compose_all(text, FixtureYamlLoader):  # (issue 24: nesting, aliases bounded)
             if isinstance(node, ScalarNode) and node.tag == _NULL and node.value == "":
                 continue
             sm = SourceMap(file, lines)
