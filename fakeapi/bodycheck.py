@@ -187,3 +187,35 @@ def check_object(value: Any) -> None:
     check_body(value)
     if too_large(value):
         raise errors.internal(OBJECT_TOO_LARGE)
+
+
+def _replace_in(s: str) -> str:
+    return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace") if string_problem(s) else s
+
+
+def replace_lone_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD, as Go's JSON
+    decoder reads an unpaired ``\\ud800`` escape. Containers are changed in place; returns the value."""
+    if isinstance(value, str):
+        return _replace_in(value)
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            for k in list(v):
+                item = v[k]
+                if isinstance(item, str):
+                    item = _replace_in(item)
+                elif isinstance(item, (dict, list)):
+                    stack.append(item)
+                nk = _replace_in(k)
+                if nk is not k:
+                    del v[k]
+                v[nk] = item
+        elif isinstance(v, list):
+            for i, item in enumerate(v):
+                if isinstance(item, str):
+                    v[i] = _replace_in(item)
+                elif isinstance(item, (dict, list)):
+                    stack.append(item)
+    return value

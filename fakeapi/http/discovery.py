@@ -16,10 +16,19 @@ from ..kinds import Kind, KindRegistry
 
 #: The verbs of a resource served with every REST verb (what kube-apiserver lists for CRs).
 RESOURCE_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+#: Resources (group, plural) whose REST storage has no DeleteCollection: kube-apiserver's namespace
+#: storage (pkg/registry/core/namespace/storage) wraps the generic store and leaves it out, so
+#: ``DELETE /api/v1/namespaces`` is 405 and discovery does not list the verb.
+NO_DELETECOLLECTION = frozenset({("", "namespaces")})
 #: The verbs of a ``status`` subresource.
 STATUS_VERBS = ["get", "patch", "update"]
 
 _KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
+
+
+def serves_deletecollection(kind: Kind) -> bool:
+    """Does kube-apiserver serve DELETE on this resource's collection (see :data:`NO_DELETECOLLECTION`)?"""
+    return not (kind.builtin and (kind.group, kind.plural) in NO_DELETECOLLECTION)
 
 
 def version_priority(version: str) -> tuple[int, int, int, str]:
@@ -134,7 +143,8 @@ def api_resource_list(registry: KindRegistry, group: str, version: str) -> dict[
         return None
     resources: list[dict[str, Any]] = []
     for k in sorted(kinds, key=lambda k: k.plural):
-        main = _resource(k, k.plural, RESOURCE_VERBS, singular=k.singular)
+        verbs = RESOURCE_VERBS if serves_deletecollection(k) else [v for v in RESOURCE_VERBS if v != "deletecollection"]
+        main = _resource(k, k.plural, verbs, singular=k.singular)
         if k.short_names:
             main["shortNames"] = list(k.short_names)
         categories = k.extra.get("categories")
