@@ -1341,6 +1341,7 @@ class APIServer:
                 mmeta.setdefault("namespace", ns)
             return self._create(k, merged, ns or None, field_validation, dry_run, False, manager=manager,
                                 applied=applied.managed)
+        _check_go_decodes(k, merged)  # (issue 24: as the create path: a 400, not a crash in validation)
         decoded = self._decode(k, merged, field_validation, copy=True)
         dmeta = decoded["metadata"]
         dmeta["name"] = name
