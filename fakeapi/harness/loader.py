@@ -29,6 +29,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from fakeapi import boundedyaml
+from fakeapi.harness.valuechecks import regex_problem, time_problem
 
 from . import formatschema as fs
 from .bundles import Bundle, available_bundles, get_bundle
@@ -711,10 +712,9 @@ def _marker_problems(value: Any, path: JsonPath, out: list[tuple[JsonPath, bool,
             if not isinstance(v, str):
                 out.append((sub, False, "`$regex` takes a string"))
             else:
-                try:
-                    re.compile(v)
-                except re.error as e:
-                    out.append((sub, False, f"bad regular expression: {e}"))
+                why = regex_problem(v)  # (issue 24: compiled with bounds, every failure a clean problem)
+                if why is not None:
+                    out.append((sub, False, why))
         elif k == "$len" and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
             out.append((sub, False, "`$len` takes a non-negative integer"))
         elif k in ("$gte", "$lte") and (isinstance(v, bool) or not isinstance(v, (int, float, str))):
@@ -839,9 +839,26 @@ def _check_assertion(ctx: _Ctx, a: dict[str, Any], path: JsonPath) -> None:
             _check_kind(ctx, arg.get("kind"), (*sub, "kind"), "a `calls` expectation")
 
 
+def _time_problems(data: dict[str, Any]) -> list[tuple[JsonPath, bool, str]]:
+    """The clock and the given objects' creationTimestamps must be real dates (the schema checks their shape)."""
+    found: list[tuple[JsonPath, bool, str]] = []
+    places: list[tuple[JsonPath, Any]] = [(("clock",), data.get("clock"))]
+    for i, obj in enumerate(data.get("given") or []):
+        meta = obj.get("metadata") if isinstance(obj, dict) else None
+        if isinstance(meta, dict):
+            places.append((("given", i, "metadata", "creationTimestamp"), meta.get("creationTimestamp")))
+    for path, value in places:
+        if isinstance(value, str):
+            why = time_problem(value)
+            if why is not None:
+                found.append((path, False, why))
+    return found
+
+
 def check_case(data: dict[str, Any]) -> list[tuple[JsonPath, bool, str]]:
     """The checks the schema cannot make: bundles, operations, invariants, kinds, markers, fault rules."""
     out: list[tuple[JsonPath, bool, str]] = []
+    out.extend(_time_problems(data))  # (issue 24: clock values are real dates)
     hosted: dict[str, Bundle] = {}
     known_bundles: list[str] | None = None
     for i, name in enumerate(data.get("bundles") or []):
