@@ -146,9 +146,29 @@ def check_expansion(node: Node, max_depth: int = MAX_DEPTH, anchors: dict[tuple[
                 stack.append((child, depth + 1, alias, False))
 
 
+def marked_reader_error(text: str | bytes, e: yaml.reader.ReaderError) -> yaml.MarkedYAMLError:
+    """PyYAML's error for a character YAML may not hold has a position but no line: give it one."""
+    pos = max(0, int(e.position))
+    if isinstance(text, str):
+        before = text[:pos]
+        line = before.count("\n")
+        column = pos - (before.rfind("\n") + 1)
+    else:
+        line, column = 0, pos
+    mark = yaml.Mark("<input>", pos, line, column, None, None)
+    what = f"#x{e.character:04x}" if isinstance(e.character, int) else repr(e.character)
+    return YAMLBoundError(f"unacceptable character {what}: {e.reason}", mark)
+
+
 def compose_all(text: str | bytes, loader: type, max_depth: int = MAX_DEPTH) -> Iterator[Node]:
-    """``yaml.compose_all`` with nesting and alias expansion bounded (each document checked as it comes)."""
-    anchors = check_depth(text, loader, max_depth)
+    """``yaml.compose_all`` with nesting and alias expansion bounded (each document checked as it comes).
+
+    A character YAML may not hold is a ``MarkedYAMLError`` with its line too (:func:`marked_reader_error`).
+    """
+    try:
+        anchors = check_depth(text, loader, max_depth)
+    except yaml.reader.ReaderError as e:
+        raise marked_reader_error(text, e) from None
     for node in yaml.compose_all(text, Loader=loader):
         if node is not None:
             check_expansion(node, max_depth, anchors)
