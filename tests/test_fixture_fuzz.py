@@ -15,6 +15,7 @@ line. Anything else (another exception, a problem without a line) fails.
 
 from __future__ import annotations
 
+import os
 import random
 from collections import Counter
 from pathlib import Path
@@ -27,7 +28,8 @@ from fakeapi.harness.runner import run_case
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted((ROOT / "fixtures").rglob("*.yaml"))
 SEED = 24
-MUTANTS = 400
+#: Mutants made (``FAKEAPI_FUZZ_MUTANTS`` sets another count for a longer run: the same seed, more mutants).
+MUTANTS = int(os.environ.get("FAKEAPI_FUZZ_MUTANTS", "400"))
 #: How many cases of loadable mutants are also run (bounded: they run a whole controller host).
 RUN_LIMIT = 60
 

@@ -674,7 +674,8 @@ def bundle_kinds(bundle: Bundle) -> frozenset[str] | None:
 def _crd_kind_names(obj: Any) -> set[str]:
     if not isinstance(obj, dict) or obj.get("kind") != "CustomResourceDefinition":
         return set()
-    names = (obj.get("spec") or {}).get("names") or {}
+    spec = obj.get("spec")
+    names = (spec.get("names") if isinstance(spec, dict) else None) or {}  # (issue 24: any shape, no crash)
     if not isinstance(names, dict):
         return set()
     out = {str(names[k]) for k in ("kind", "plural", "singular") if names.get(k)}
