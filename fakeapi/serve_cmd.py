@@ -37,10 +37,10 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from .errors import ApiError
+from fakeapi.machinery.errors import ApiError
 
 if TYPE_CHECKING:
-    from .server import APIServer
+    from fakeapi.server.apiserver import APIServer
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 #: The one-line help of the subcommand.
@@ -88,7 +88,9 @@ def manifest_files(paths: Iterable[str | Path]) -> list[Path]:
 
 def read_manifests(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     """Every object of the files, in order (``List`` documents expanded, empty documents skipped)."""
-    from fakeapi.boundedyaml import load_all  # (issue 24: nesting and aliases bounded, YAML read as JSON)
+    from fakeapi.machinery.boundedyaml import (
+        load_all,  # (issue 24: nesting and aliases bounded, YAML read as JSON)
+    )
 
     objects: list[dict[str, Any]] = []
     for f in manifest_files(paths):
@@ -119,7 +121,7 @@ def load(api: APIServer, objects: Sequence[dict[str, Any]]) -> tuple[int, int]:
 
     A Namespace that already exists is left as it is; a namespace named by an
     object but missing is created first. Any other failure raises the
-    :class:`~fakeapi.errors.ApiError`.
+    :class:`~fakeapi.machinery.errors.ApiError`.
     """
     crds = [o for o in objects if _is_crd(o)]
     namespaces = [o for o in objects if _is_namespace(o)]
@@ -192,9 +194,9 @@ def access_problem(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """Load the manifests, serve, print the URL and kubeconfig path, block until interrupted."""
-    from .clock import Clock
-    from .http import serve
-    from .server import APIServer
+    from fakeapi.http import serve
+    from fakeapi.server.apiserver import APIServer
+    from fakeapi.server.clock import Clock
 
     problem = access_problem(args)
     if problem is not None:

@@ -23,9 +23,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fakeapi.errors import ApiError
 from fakeapi.http.rest import Request, RestAPI
-from fakeapi.server import APIServer
+from fakeapi.machinery.errors import ApiError
+from fakeapi.server.apiserver import APIServer
 from tests.support import WIDGET_AV, widget_crd
 
 NS = "ns"

@@ -30,8 +30,8 @@ import ipaddress
 import socket
 from dataclasses import dataclass, field
 
-from fakeapi import errors
 from fakeapi.http.rest import BODY_MEDIA_TYPES, Request, Response, encode
+from fakeapi.machinery import errors
 
 #: Names that always mean this machine.
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
