@@ -1297,9 +1297,7 @@ class APIServer:
         if isinstance(config, (bytes, str)):
             import yaml  # (here: most servers never see an apply, and yaml costs start-up time)
 
-            from fakeapi.machinery import (
-                boundedyaml,  # (issue 24: nesting and aliases bounded, YAML read as JSON)
-            )
+            from fakeapi.machinery import boundedyaml  # (issue 24: bounded, read as JSON)
 
             try:
                 config = boundedyaml.load(config)
