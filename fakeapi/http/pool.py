@@ -5,14 +5,18 @@ life: 800 idle keep-alive connections are 800 threads, and a client that sends
 its headers a byte at a time holds its thread for as long as it likes. Here:
 
 * an idle connection (between requests, or before its first) waits in one
-  selector thread, costing no thread; when bytes arrive it is handed to a
-  worker of a pool of at most ``max_workers`` threads, which serves one
-  request and gives the connection back;
+  selector thread, costing no thread; the selector reads the request's head
+  (request line and headers) as it arrives, and only once it is whole is the
+  connection handed to a worker of a pool of at most ``max_workers``
+  threads, which serves the request and gives the connection back; so a
+  client sending its headers a byte at a time holds no worker (a TLS
+  connection is handed over as soon as it is readable: its bytes are
+  encrypted);
 * a connection idle for ``idle_timeout`` seconds is closed (Go's
   ``http.Server.IdleTimeout``: 90 s in kube-apiserver);
-* a request must be read whole (request line, headers and body) within
-  ``read_timeout`` seconds of its first byte, else its socket is shut down
-  (kube-apiserver's ``ReadHeaderTimeout`` is 32 s);
+* a request's head must arrive within ``read_timeout`` seconds of its first
+  byte (kube-apiserver's ``ReadHeaderTimeout`` is 32 s), and its body within
+  ``read_timeout`` of the head, else the connection is closed;
 * at most ``max_connections`` are open at once: a connection over that is
   closed as soon as it is accepted;
 * work waits in the pool's queue when every worker is busy (a watch holds
@@ -25,6 +29,7 @@ on a connection and says whether to keep it open.
 from __future__ import annotations
 
 import contextlib
+import io
 import queue
 import selectors
 import socket
@@ -42,6 +47,9 @@ DEFAULT_MAX_WORKERS = 64
 DEFAULT_MAX_CONNECTIONS = 1024
 #: How often the selector wakes to expire idle connections and slow reads (seconds).
 TICK = 0.25
+#: The most the selector buffers of a request head before handing it over anyway (the handler then
+#: answers 414/431 as ``http.server`` does for an over-long line or too many headers).
+MAX_HEAD_BYTES = 256 * 1024
 
 
 @dataclass(eq=False)
@@ -56,6 +64,32 @@ class Connection:
     #: When the request being read must be read by (None: not reading).
     read_deadline: float | None = None
     closed: bool = False
+    #: Bytes of the next request read by the selector (its head), not yet given to the handler.
+    buffer: bytearray = field(default_factory=bytearray)
+    #: When the first byte of a request head still incomplete arrived (None: none pending).
+    head_started: float | None = None
+
+    @property
+    def prebuffered(self) -> bool:
+        """Does the selector read request heads itself (plain sockets; a TLS socket's bytes are encrypted)?"""
+        return type(self.sock) is socket.socket
+
+    def reader(self) -> io.BufferedReader:
+        """A reader of the request: the bytes the selector read, then the socket (takes the buffer)."""
+        prefix = bytes(self.buffer)
+        self.buffer.clear()
+        self.head_started = None
+        return io.BufferedReader(_PrefixedSocket(prefix, self.sock))
+
+    def keep_unread(self, reader: Any) -> None:
+        """Before waiting again: move what ``reader`` holds of the next request into the buffer."""
+        try:
+            pending = reader.peek(1) if self.sock.gettimeout() == 0.0 else b""
+        except (BlockingIOError, OSError, ValueError):
+            pending = b""
+        if pending:
+            self.buffer += reader.read(len(pending))
+            self.head_started = time.monotonic()
 
     def done_reading(self) -> None:
         """The request is read whole: its read deadline no longer applies."""
@@ -168,6 +202,10 @@ class ConnectionDispatcher:
                         while self._wake_r.recv(4096):
                             pass
                     continue
+                if conn.prebuffered and not self._read_head(conn):
+                    if conn.closed:
+                        idle.discard(conn)
+                    continue  # (the head is not whole yet: it stays with the selector)
                 with contextlib.suppress(KeyError, ValueError, OSError):
                     sel.unregister(conn.sock)
                 idle.discard(conn)
@@ -183,6 +221,9 @@ class ConnectionDispatcher:
                 if pending is not None and pending() > 0:  # (TLS: bytes already decrypted and waiting)
                     self._dispatch(conn)
                     continue
+                if conn.prebuffered and _head_complete(conn.buffer):  # (the next request came with the last)
+                    self._dispatch(conn)
+                    continue
                 try:
                     sel.register(conn.sock, selectors.EVENT_READ, conn)
                 except (KeyError, ValueError, OSError):
@@ -190,7 +231,8 @@ class ConnectionDispatcher:
                     continue
                 idle.add(conn)
             now = time.monotonic()
-            for conn in [c for c in idle if now - c.idle_since > self.idle_timeout]:
+            for conn in [c for c in idle if now - c.idle_since > self.idle_timeout
+                         or (c.head_started is not None and now - c.head_started > self.read_timeout)]:
                 idle.discard(conn)
                 with contextlib.suppress(KeyError, ValueError, OSError):
                     sel.unregister(conn.sock)
@@ -204,7 +246,31 @@ class ConnectionDispatcher:
         for conn in list(idle):
             self._close(conn)
 
+    def _read_head(self, conn: Connection) -> bool:
+        """Read what arrived of a request head (without blocking); True once it is whole (or too long).
+
+        A connection the peer closed is closed here (returns False).
+        """
+        try:
+            conn.sock.setblocking(False)
+            data = conn.sock.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:
+            data = b""
+        if not data:
+            with contextlib.suppress(KeyError, ValueError, OSError):
+                self.selector.unregister(conn.sock)
+            self._close(conn)
+            return False
+        if conn.head_started is None:
+            conn.head_started = time.monotonic()
+        conn.buffer += data
+        return _head_complete(conn.buffer) or len(conn.buffer) > MAX_HEAD_BYTES
+
     def _dispatch(self, conn: Connection) -> None:
+        with contextlib.suppress(OSError):
+            conn.sock.settimeout(self.read_timeout)  # (blocking again, each read bounded, for the worker)
         conn.read_deadline = time.monotonic() + self.read_timeout
         try:
             self.pool.submit(self._work, conn)
@@ -221,6 +287,40 @@ class ConnectionDispatcher:
             self._give_back(conn)
         else:
             self._close(conn)
+
+
+def _head_complete(buffer: bytearray) -> bool:
+    """Does ``buffer`` hold a whole request head (a blank line after the headers; blank lines before
+    the request line are skipped as http.server skips them)?"""
+    start = 0
+    while buffer.startswith(b"\r\n", start) or buffer.startswith(b"\n", start):
+        start += 2 if buffer.startswith(b"\r\n", start) else 1
+    return buffer.find(b"\r\n\r\n", start) >= 0 or buffer.find(b"\n\n", start) >= 0
+
+
+class _PrefixedSocket(io.RawIOBase):
+    """A raw reader giving ``prefix`` first, then what the socket receives."""
+
+    def __init__(self, prefix: bytes, sock: socket.socket) -> None:
+        super().__init__()
+        self._prefix = memoryview(prefix)
+        self._sock = sock
+
+    def readable(self) -> bool:
+        """A reader."""
+        return True
+
+    def readinto(self, b: Any) -> int | None:
+        """Fill ``b`` from the prefix, then from the socket."""
+        if self._prefix:
+            n = min(len(b), len(self._prefix))
+            b[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        try:
+            return self._sock.recv_into(b)
+        except BlockingIOError:
+            return None
 
 
 def _close_socket(sock: socket.socket) -> None:

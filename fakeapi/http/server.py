@@ -128,6 +128,8 @@ class _Handler(BaseHTTPRequestHandler):
         h.request, h.client_address, h.server, h.conn = conn.sock, conn.address, server, conn
         h.timeout = server.read_timeout  # (every blocking read or write of the socket is bounded)
         h.setup()
+        if conn.prebuffered:  # (each request is read from what the selector read, then the socket)
+            h.rfile.close()
         return h
 
     def __getattr__(self, name: str) -> Any:
@@ -370,12 +372,18 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
         if h is None:
             h = conn.state = _Handler.for_connection(conn, self)
         h.close_connection = True
+        if conn.prebuffered:
+            h.rfile = conn.reader()
         try:
             h.handle_one_request()
             h.wfile.flush()
         except OSError:  # (the client went away, or its read was too slow: the socket was shut down)
             return False
-        return not h.close_connection and not self.stopping.is_set()
+        keep = not h.close_connection and not self.stopping.is_set()
+        if keep and conn.prebuffered:
+            conn.sock.setblocking(False)
+            conn.keep_unread(h.rfile)  # (bytes of a next request already read stay with the connection)
+        return keep
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Connection errors (a client that went away) are not worth a traceback unless verbose."""
