@@ -126,7 +126,7 @@ class _Handler(BaseHTTPRequestHandler):
         :meth:`handle_one_request` once per request)."""
         h = cls.__new__(cls)
         h.request, h.client_address, h.server, h.conn = conn.sock, conn.address, server, conn
-        h.timeout = server.read_timeout  # (every blocking read or write of the socket is bounded)
+        h.timeout = server.read_timeout  # type: ignore[misc]  # (every blocking socket read or write is bounded)
         h.setup()
         if conn.prebuffered:  # (each request is read from what the selector read, then the socket)
             h.rfile.close()

@@ -92,8 +92,9 @@ def check_depth(text: str | bytes, loader: type, max_depth: int = MAX_DEPTH) -> 
     ends = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
     for event in yaml.parse(text, Loader=loader):
         if isinstance(event, starts):
-            if event.anchor is not None:
-                anchors[(event.start_mark.line, event.start_mark.column)] = event.anchor
+            mark = event.start_mark
+            if event.anchor is not None and mark is not None:
+                anchors[(mark.line, mark.column)] = event.anchor
             depth += 1
             if depth > max_depth:
                 raise YAMLBoundError(f"yaml: exceeded max depth of {max_depth}", event.start_mark)
@@ -155,7 +156,7 @@ def marked_reader_error(text: str | bytes, e: yaml.reader.ReaderError) -> yaml.M
         column = pos - (before.rfind("\n") + 1)
     else:
         line, column = 0, pos
-    mark = yaml.Mark("<input>", pos, line, column, None, None)
+    mark = yaml.Mark("<input>", pos, line, column, None, None)  # type: ignore[arg-type]  # (no buffer: no excerpt)
     what = f"#x{e.character:04x}" if isinstance(e.character, int) else repr(e.character)
     return YAMLBoundError(f"unacceptable character {what}: {e.reason}", mark)
 
