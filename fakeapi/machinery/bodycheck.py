@@ -90,59 +90,75 @@ def body_problem(value: Any, *, max_depth: int = MAX_DEPTH) -> BodyProblem | Non
     Checked: only dict (string keys), list, str, int, float, bool and None; strings are valid
     Unicode; floats are finite; nesting is at most ``max_depth`` containers deep.
     """
-    stack: list[tuple[Any, int, tuple[str | int, ...]]] = [(value, 0, ())]
+    return _scan(value, max_depth)[0]
+
+
+def _path(link: Any) -> tuple[str | int, ...]:
+    out: list[str | int] = []
+    while link is not None:
+        link, key = link
+        out.append(key)
+    return tuple(reversed(out))
+
+
+def _scan(value: Any, max_depth: int) -> tuple[BodyProblem | None, int]:
+    """:func:`body_problem`, and a lower bound of the size of ``value``'s JSON in bytes (when it has none).
+
+    One iterative walk; the path of each container is a (parent, key) link, made a tuple only for an error.
+    """
+    chars = 0
+    stack: list[tuple[Any, int, Any]] = [(value, 0, None)]
     pop, push = stack.pop, stack.append
     while stack:
-        v, depth, path = pop()
-        t = type(v)
-        if t is dict or t is list or isinstance(v, (dict, list)):
+        v, depth, link = pop()
+        if isinstance(v, (dict, list)):
             if depth >= max_depth:
-                return BodyProblem(f"exceeded max depth of {max_depth}", path)
+                return BodyProblem(f"exceeded max depth of {max_depth}", _path(link)), chars
+            chars += 2
             if isinstance(v, dict):
                 for k, item in v.items():
-                    if type(k) is not str:
-                        if not isinstance(k, str):
-                            return BodyProblem(f"json: unsupported type: a map key of type {_type_name(k)}", path)
-                    elif not k.isascii():
-                        why = string_problem(k)
-                        if why is not None:
-                            return BodyProblem(why + " (a map key)", path)
+                    if type(k) is not str and not isinstance(k, str):
+                        return BodyProblem(f"json: unsupported type: a map key of type {_type_name(k)}",
+                                           _path(link)), chars
+                    chars += len(k) + 3
+                    if not k.isascii() and (why := string_problem(k)) is not None:
+                        return BodyProblem(why + " (a map key)", _path(link)), chars
                     ti = type(item)
                     if ti is str:
-                        if not item.isascii():
-                            why = string_problem(item)
-                            if why is not None:
-                                return BodyProblem(why, (*path, k))
+                        chars += len(item) + 2
+                        if not item.isascii() and (why := string_problem(item)) is not None:
+                            return BodyProblem(why, _path((link, k))), chars
                     elif ti is int or ti is bool or item is None:
-                        continue
+                        chars += 1
                     else:
-                        push((item, depth + 1, (*path, k)))
+                        push((item, depth + 1, (link, k)))
             else:
                 for i, item in enumerate(v):
                     ti = type(item)
                     if ti is str:
-                        if not item.isascii():
-                            why = string_problem(item)
-                            if why is not None:
-                                return BodyProblem(why, (*path, i))
+                        chars += len(item) + 2
+                        if not item.isascii() and (why := string_problem(item)) is not None:
+                            return BodyProblem(why, _path((link, i))), chars
                     elif ti is int or ti is bool or item is None:
-                        continue
+                        chars += 1
                     else:
-                        push((item, depth + 1, (*path, i)))
+                        push((item, depth + 1, (link, i)))
             continue
+        chars += 1
         if isinstance(v, float):
             if not math.isfinite(v):
-                return BodyProblem(f"json: unsupported value: {_go_float(v)}", path)
+                return BodyProblem(f"json: unsupported value: {_go_float(v)}", _path(link)), chars
             continue
         if isinstance(v, str):
+            chars += len(v) + 1
             why = string_problem(v)
             if why is not None:
-                return BodyProblem(why, path)
+                return BodyProblem(why, _path(link)), chars
             continue
         if isinstance(v, _SCALARS):
             continue
-        return BodyProblem(f"json: unsupported type: {_type_name(v)}", path)
-    return None
+        return BodyProblem(f"json: unsupported type: {_type_name(v)}", _path(link)), chars
+    return None, chars
 
 
 def encoded_size(value: Any) -> int:
@@ -184,8 +200,11 @@ def check_body(value: Any, *, max_depth: int = MAX_DEPTH) -> None:
 
 def check_object(value: Any) -> None:
     """:func:`check_body`, then the stored-object size: etcd's 500 ``etcdserver: request is too large``."""
-    check_body(value)
-    if too_large(value):
+    problem, chars = _scan(value, MAX_DEPTH)
+    if problem is not None:
+        raise errors.bad_request(str(problem))
+    # (chars bounds the JSON from below; each counted unit is at most 24 bytes: a number, an escape)
+    if chars > MAX_OBJECT_BYTES or (chars * 24 >= MAX_OBJECT_BYTES and encoded_size(value) > MAX_OBJECT_BYTES):
         raise errors.internal(OBJECT_TOO_LARGE)
 
 

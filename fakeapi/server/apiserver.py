@@ -100,6 +100,9 @@ CR_PATCH_MEDIA = ["application/json-patch+json", "application/merge-patch+json",
 BUILTIN_PATCH_MEDIA = [*CR_PATCH_MEDIA[:2], "application/strategic-merge-patch+json", CR_PATCH_MEDIA[2]]
 
 
+#: Verbs that write nothing: they run without an undo journal (fakeapi.server.txn).
+_READ_VERBS = frozenset({"get", "list", "watch"})
+
 #: Annotations used inside APIServer, whose ``list`` method shadows the builtin there.
 _Objects = list[dict[str, Any]]
 _KeyedObjects = list[tuple[str, dict[str, Any]]]
@@ -154,7 +157,7 @@ class APIServer:
         self.kinds = KindRegistry()
         self.store = Store()
         self.seed = seed
-        self._rng = random.Random(seed)
+        self._rng: random.Random = txn.JournaledRandom(seed)  # (issue 24: restored when a request fails)
         self._rv = 0
         #: The current value of the global resourceVersion counter (read it, never set it).
         self.resource_version = 0
@@ -295,19 +298,23 @@ class APIServer:
                 raise err
             try:
                 # --- request atomicity (fakeapi.server.txn): a request that fails changes nothing ---
-                outer = self._tx
-                sp = self._tx = txn.begin(
-                    outer.journal if outer is not None else None, self._rv, self.resource_version, self._rng,
-                    *((self.kinds, self.store) if kind.kind == "CustomResourceDefinition" else ()))
-                try:
+                if verb in _READ_VERBS:
                     out = fn()
-                    if sp.outermost:
-                        self._flush_notes(sp)
-                except BaseException:
-                    self._undo(sp)
-                    raise
-                finally:
-                    self._tx = outer
+                else:
+                    outer = self._tx
+                    sp = self._tx = txn.begin(
+                        outer.journal if outer is not None else None, self._rv, self.resource_version, self._rng,
+                        *((self.kinds, self.store) if kind.kind == "CustomResourceDefinition" else ()))
+                    try:
+                        out = fn()
+                        if sp.outermost:
+                            self._flush_notes(sp)
+                    except BaseException:
+                        self._undo(sp)
+                        raise
+                    finally:
+                        self._tx = outer
+                        txn.end(sp, self._rng)
                 # --- end request atomicity ---
             except ApiError as e:
                 self._record(verb, kind, namespace, name, subresource, actor, patch_type, e.code, e.reason, 0, False)

@@ -37,6 +37,44 @@ if TYPE_CHECKING:
 #: A held notification: (event type, kind, object, old object).
 Note = tuple[str, "Kind", dict[str, Any], "dict[str, Any] | None"]
 
+#: A save point's generator state when it is captured at the first draw (most requests draw nothing).
+LAZY = None
+
+
+class JournaledRandom(random.Random):
+    """``random.Random`` (the same sequence) that keeps its state as of the first draw since :meth:`arm`.
+
+    Copying the Mersenne Twister's state costs as much as a small request: a request that draws
+    nothing (most do not: only creates draw uids and names) should not pay for it.
+    """
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.armed = False
+        self.saved: Any = None
+
+    def arm(self) -> None:
+        """Start watching: the state before the next draw is kept in :attr:`saved`."""
+        self.armed = True
+        self.saved = None
+
+    def disarm(self) -> None:
+        """Stop watching (the outermost request ended)."""
+        self.armed = False
+        self.saved = None
+
+    def getrandbits(self, k: int) -> int:
+        """As ``random.Random.getrandbits`` (the state first kept when armed)."""
+        if self.armed and self.saved is None:
+            self.saved = super().getstate()
+        return super().getrandbits(k)
+
+    def random(self) -> float:
+        """As ``random.Random.random`` (the state first kept when armed)."""
+        if self.armed and self.saved is None:
+            self.saved = super().getstate()
+        return super().random()
+
 
 @dataclass(slots=True)
 class Journal:
@@ -65,14 +103,21 @@ def begin(journal: Journal | None, rv: int, resource_version: int, rng: random.R
           kinds: KindRegistry | None = None, store: Store | None = None) -> Savepoint:
     """Open a save point: a new journal when none is active (``journal`` None), else a nested one.
 
-    ``kinds`` and ``store`` are given for writes that may change the served kinds (CRDs).
+    ``kinds`` and ``store`` are given for writes that may change the served kinds (CRDs). The
+    generator's state is kept lazily (:class:`JournaledRandom`) where it can be.
     """
     outermost = journal is None
     j = Journal() if journal is None else journal
     registry = None
     if kinds is not None and store is not None:
         registry = (dict(kinds._by_gvk), dict(store.tables))
-    return Savepoint(j, outermost, rv, resource_version, rng.getstate(), len(j.undo), len(j.notes), registry)
+    if isinstance(rng, JournaledRandom) and (outermost or rng.saved is None):
+        if outermost:
+            rng.arm()
+        state: Any = LAZY  # (no draw yet in this journal: the state kept at the first one is this one's)
+    else:
+        state = rng.getstate()
+    return Savepoint(j, outermost, rv, resource_version, state, len(j.undo), len(j.notes), registry)
 
 
 def record_put(sp: Savepoint, store: Store, table: Table, key: str, prior: Entry | None,
@@ -125,4 +170,14 @@ def rollback(sp: Savepoint, kinds: KindRegistry, store: Store) -> None:
 
 def restore_rng(sp: Savepoint, rng: random.Random) -> None:
     """Put the random generator back where the request found it."""
-    rng.setstate(sp.rng_state)
+    if sp.rng_state is not LAZY:
+        rng.setstate(sp.rng_state)
+    elif isinstance(rng, JournaledRandom) and rng.saved is not None:
+        rng.setstate(rng.saved)
+        rng.saved = None
+
+
+def end(sp: Savepoint, rng: random.Random) -> None:
+    """The request of ``sp`` is over (succeeded, or rolled back): the outermost one stops the watch."""
+    if sp.outermost and isinstance(rng, JournaledRandom):
+        rng.disarm()
