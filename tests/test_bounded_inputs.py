@@ -147,6 +147,12 @@ def test_the_namespaces_of_the_server_survive_a_rejected_deletecollection_over_r
         "default": "Active", "kube-system": "Active", "kube-public": "Active", "kube-node-lease": "Active"}
 
 
+def test_the_library_refuses_a_deletecollection_of_namespaces_as_kube_apiserver_does() -> None:
+    """``api.delete_collection("Namespace")``: 405 MethodNotAllowed, nothing changed (no namespace Terminating)."""
+    api = APIServer()
+    assert_rejected(api, lambda: api.delete_collection("Namespace"), 405, "MethodNotAllowed")
+
+
 def test_server_side_apply_of_list_template_labels_is_a_400() -> None:
     """SSA over a stored StatefulSet with ``template.metadata.labels`` a list: the Go decode 400, not a 500."""
     api = APIServer()

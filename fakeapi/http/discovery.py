@@ -13,22 +13,14 @@ from functools import lru_cache
 from typing import Any
 
 from fakeapi.registry.kinds import Kind, KindRegistry
+from fakeapi.registry.verbs import serves_deletecollection  # (issue 24: namespaces have none)
 
 #: The verbs of a resource served with every REST verb (what kube-apiserver lists for CRs).
 RESOURCE_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
-#: Resources (group, plural) whose REST storage has no DeleteCollection: kube-apiserver's namespace
-#: storage (pkg/registry/core/namespace/storage) wraps the generic store and leaves it out, so
-#: ``DELETE /api/v1/namespaces`` is 405 and discovery does not list the verb.
-NO_DELETECOLLECTION = frozenset({("", "namespaces")})
 #: The verbs of a ``status`` subresource.
 STATUS_VERBS = ["get", "patch", "update"]
 
 _KUBE_VERSION = re.compile(r"^v(\d+)(?:(alpha|beta)(\d+))?$")
-
-
-def serves_deletecollection(kind: Kind) -> bool:
-    """Does kube-apiserver serve DELETE on this resource's collection (see :data:`NO_DELETECOLLECTION`)?"""
-    return not (kind.builtin and (kind.group, kind.plural) in NO_DELETECOLLECTION)
 
 
 def version_priority(version: str) -> tuple[int, int, int, str]:

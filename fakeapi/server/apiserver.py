@@ -53,6 +53,7 @@ from fakeapi.registry.validation import (
     validate_builtin_status_update,
     validate_builtin_update,
 )
+from fakeapi.registry.verbs import serves_deletecollection
 from fakeapi.server import hooks, txn  # (txn: request atomicity, issue 24)
 from fakeapi.server.clock import Clock, format_time, parse_time
 from fakeapi.server.faults import ControllerCrash, FaultSet
@@ -1530,6 +1531,9 @@ class APIServer:
         def run() -> _Outcome:
             if k.namespaced and not ns:
                 raise errors.resource_not_found()
+            if not serves_deletecollection(k):  # (issue 24: the namespace storage has no DeleteCollection)
+                raise ApiError(errors.status_body(
+                    405, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
             self._check_delete_options(propagation_policy, None, grace_period_seconds)
             match, terms = self._matcher(k, label_selector, field_selector)
             table = self._table(k)
