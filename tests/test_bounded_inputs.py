@@ -92,6 +92,30 @@ def test_deep_nesting_is_a_400_in_every_write_verb_never_a_recursion_error() -> 
         assert "max depth" in err.message
 
 
+@pytest.mark.parametrize("lists", [False, True])
+def test_an_object_nested_near_the_bound_stays_writable_through_every_verb(lists: bool) -> None:
+    """Its managedFields nest deeper than the object: they have room, so the object is never stuck."""
+    def deep(n: int) -> Any:
+        v: Any = "leaf"
+        for i in range(n):
+            v = [v] if lists and i % 2 == 0 else {"k": v}
+        return v
+
+    api = make_api()
+    d = bodycheck.MAX_DEPTH - 4  # (object > spec > extra > v > ...)
+    w = widget("w", deep(d))
+    api.create(w)
+    api.patch("Widget", "w", {"spec": {"extra": {"v2": deep(d - 1)}}}, namespace="ns")
+    api.patch("Widget", "w", json.dumps([{"op": "add", "path": "/spec/extra/v3", "value": deep(d - 1)}]),
+              namespace="ns", patch_type="json")
+    api.patch("Widget", "w", json.dumps({**w, "spec": {"extra": {"v4": deep(d - 1)}}}), namespace="ns",
+              patch_type="apply", field_manager="m")
+    api.update({**api.get("Widget", "w", "ns"), "spec": {"extra": {"v": deep(d)}}})
+    api.update({**api.get("Widget", "w", "ns"), "status": {"phase": "x"}}, subresource="status")
+    assert len(api.list("Widget", "ns")["items"]) == 1
+    api.delete("Widget", "w", "ns")
+
+
 def test_a_kind_that_is_not_a_string_is_a_400() -> None:
     """A set, a list or a number as ``kind``: a 400, never a raw TypeError."""
     api = APIServer()

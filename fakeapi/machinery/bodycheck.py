@@ -33,6 +33,9 @@ from fakeapi.machinery import errors
 
 #: The deepest nesting of objects and arrays a body may have.
 MAX_DEPTH = 100
+#: The levels ``metadata.managedFields`` may nest beyond :data:`MAX_DEPTH`: its ``fieldsV1`` mirror the
+#: object's fields three levels down (list, entry, fieldsV1), so an object at the bound keeps them.
+MANAGED_FIELDS_SLACK = 8
 #: kube-apiserver's ``MaxRequestBodyBytes`` (k8s.io/apiserver/pkg/server/config.go).
 MAX_REQUEST_BYTES = 3 * 1024 * 1024
 #: etcd's default ``--max-request-bytes`` (1.5 MiB), the bound on a stored object.
@@ -130,6 +133,8 @@ def _scan(value: Any, max_depth: int) -> tuple[BodyProblem | None, int]:
                             return BodyProblem(why, _path((link, k))), chars
                     elif ti is int or ti is bool or item is None:
                         chars += 1
+                    elif k == "managedFields" and depth == 1 and link == (None, "metadata"):
+                        push((item, depth + 1 - MANAGED_FIELDS_SLACK, (link, k)))
                     else:
                         push((item, depth + 1, (link, k)))
             else:
