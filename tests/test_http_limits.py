@@ -200,6 +200,21 @@ def test_idle_connections_take_no_thread_each(served: tuple[APIServer, Endpoint]
             s.close()
 
 
+def test_watches_do_not_starve_the_pool() -> None:
+    """More open watches than workers: each adds a worker while it streams, so requests are still served."""
+    api = APIServer()
+    with api.serve(max_workers=2) as ep:
+        watches = [connect(ep) for _ in range(5)]
+        try:
+            for s in watches:
+                request(s, "GET", "/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=60")
+                assert s.makefile("rb").readline().startswith(b"HTTP/1.1 200")
+            assert roundtrip(ep, "GET", "/api/v1/namespaces")[0] == 200
+        finally:
+            for s in watches:
+                s.close()
+
+
 def test_a_connection_over_the_cap_is_closed_at_once() -> None:
     """``max_connections``: the connection over the cap is closed without an answer; the others are served."""
     api = APIServer()

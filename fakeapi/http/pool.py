@@ -19,8 +19,10 @@ its headers a byte at a time holds its thread for as long as it likes. Here:
   ``read_timeout`` of the head, else the connection is closed;
 * at most ``max_connections`` are open at once: a connection over that is
   closed as soon as it is accepted;
-* work waits in the pool's queue when every worker is busy (a watch holds
-  its worker while it streams).
+* work waits in the pool's queue when every worker is busy; a watch, which
+  streams for up to half an hour, adds a worker to the pool while it
+  streams (:meth:`ConnectionDispatcher.long_running`), so watches never
+  starve short requests (``max_connections`` bounds them).
 
 The dispatcher knows nothing of HTTP: ``serve_one(conn)`` serves one request
 on a connection and says whether to keep it open.
@@ -35,7 +37,7 @@ import selectors
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -134,6 +136,18 @@ class ConnectionDispatcher:
             _close_socket(sock)
             return
         self._give_back(conn)
+
+    @contextlib.contextmanager
+    def long_running(self) -> Iterator[None]:
+        """For the duration of a long-running response (a watch): one more worker in the pool."""
+        pool: Any = self.pool
+        with self._lock:
+            pool._max_workers += 1  # (ThreadPoolExecutor starts threads up to it as work comes)
+        try:
+            yield
+        finally:
+            with self._lock:
+                pool._max_workers -= 1
 
     @property
     def open_connections(self) -> int:

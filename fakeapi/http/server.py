@@ -271,7 +271,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Warning", _warning_header(w))
         self.end_headers()
         try:
-            complete = self.server.pump(resp, self._write_chunk, self._client_gone)
+            with self.server.dispatcher.long_running():  # (issue 24: a watch does not hold a pool worker)
+                complete = self.server.pump(resp, self._write_chunk, self._client_gone)
             if complete:
                 self.wfile.write(b"0\r\n\r\n")
             else:
