@@ -14,6 +14,7 @@ anything but an ``ApiError``.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from datetime import datetime
 from decimal import Decimal
@@ -29,6 +30,8 @@ from fakeapi.server.apiserver import APIServer
 from tests.support import WIDGET_AV, widget_crd
 
 NS = "ns"
+#: Sequences of calls tried (``FAKEAPI_PROPERTY_EXAMPLES`` sets another count for a longer run).
+EXAMPLES = int(os.environ.get("FAKEAPI_PROPERTY_EXAMPLES", "200"))
 NAMES = ["a", "a", "b", "c", "Bad_Name", ""]
 
 _BAD_VALUES: list[Any] = [float("nan"), float("inf"), -float("inf"), {1, 2}, b"x", 1j, Decimal("1.5"),
@@ -188,7 +191,7 @@ def test_a_rejected_request_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("FAKEAPI_CHECK_SNAPSHOTS", "0")
     tally: Counter[str] = Counter()
 
-    @settings(derandomize=True, max_examples=200, deadline=None, database=None,
+    @settings(derandomize=True, max_examples=EXAMPLES, deadline=None, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(st.lists(ops, min_size=1, max_size=10))
     def run(sequence: list[tuple[Any, ...]]) -> None:
