@@ -3,8 +3,8 @@
     python benchmarks/soak_http.py [--seconds 20] [--normal 4] [--slow 40] [--idle 200] [--bad 2]
 
 One fakeapi served on a free loopback port (port 0, 127.0.0.1 only) with short
-timeouts (read 2 s, idle 5 s) so that they act within the run, and clients in
-threads of this process:
+timeouts (read 2 s, idle 5 s) so that they act within the run, its trace kept
+bounded as ``fakeapi serve`` keeps it, and clients in threads of this process:
 
 * normal: keep-alive connections doing create, get, list, update, delete of
   ConfigMaps; every answer must be the expected 2xx (anything else, or a
@@ -39,6 +39,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from fakeapi.serve_cmd import housekeeping
 from fakeapi.server.apiserver import APIServer
 
 HOST = "127.0.0.1"
@@ -247,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     api = APIServer()
     t = Tally()
     rss_start, threads_start = rss_mib(), threading.active_count()
+    stop = threading.Event()
+    housekeeping(api, stop, interval=1.0)  # (as ``fakeapi serve`` runs: the trace bounded)
     with api.serve(HOST, 0, read_timeout=2.0, idle_timeout=5.0, max_workers=32) as ep:
         deadline = time.monotonic() + args.seconds
         workers = (
@@ -263,12 +266,18 @@ def main(argv: list[str] | None = None) -> int:
             w.daemon = True
             w.start()
         peak_threads = 0
+        samples: list[str] = []
+        next_sample = time.monotonic() + 10
         while any(w.is_alive() for w in workers) and time.monotonic() < deadline + 15:
             peak_threads = max(peak_threads, threading.active_count())
+            if time.monotonic() >= next_sample:
+                samples.append(f"{rss_mib():.0f}")
+                next_sample += 10
             time.sleep(0.25)
         for w in workers:
             w.join(max(0.0, deadline + 15 - time.monotonic()))
         rss_end = rss_mib()
+        stop.set()
     client_threads = len(workers)
     print(f"soak: {args.seconds:.0f} s, clients: {args.normal} normal, {args.slow} slow, {args.idle} idle, "
           f"{args.bad} bad")
@@ -279,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"    {e}")
     print(f"  normal request latency: p50 {percentile(t.latencies, 0.50):.2f} ms, "
           f"p99 {percentile(t.latencies, 0.99):.2f} ms")
-    print(f"  RSS: {rss_start:.1f} MiB at start, {rss_end:.1f} MiB at end")
+    print(f"  RSS: {rss_start:.1f} MiB at start, {rss_end:.1f} MiB at end (every 10 s: {', '.join(samples)} MiB)")
     print(f"  threads: {threads_start} at start, peak {peak_threads} with {client_threads} client threads "
           f"(server: at most {peak_threads - threads_start - client_threads} beyond them)")
     return 1 if t.counts["errors"] else 0

@@ -164,6 +164,36 @@ def follow_wall_clock(api: APIServer, stop: threading.Event, interval: float = 0
     return t
 
 
+#: API calls (and reconciles) a served process keeps in its trace: it serves for as long as it runs.
+TRACE_KEEP = 10_000
+
+
+def trim_trace(api: APIServer, keep: int = TRACE_KEEP) -> None:
+    """Drop all but the last ``keep`` records of ``api``'s trace once it holds twice as many (under the lock).
+
+    The trace records every call for test reports; a server left running would grow it without bound.
+    """
+    with api.lock:
+        trace = api.trace
+        for name in ("entries", "calls", "reconciles"):
+            records = getattr(trace, name)
+            if len(records) > 2 * keep:
+                del records[: len(records) - keep]
+
+
+def housekeeping(api: APIServer, stop: threading.Event, interval: float = 5.0,
+                 keep: int = TRACE_KEEP) -> threading.Thread:
+    """Trim ``api``'s trace every ``interval`` seconds until ``stop`` is set (a daemon thread)."""
+
+    def loop() -> None:
+        while not stop.wait(interval):
+            trim_trace(api, keep)
+
+    t = threading.Thread(target=loop, name="fakeapi-housekeeping", daemon=True)
+    t.start()
+    return t
+
+
 def is_loopback_host(host: str) -> bool:
     """Is ``host`` (an address or name to listen on) this machine only?"""
     import ipaddress
@@ -215,6 +245,7 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     if not virtual:
         follow_wall_clock(api, stop)
+    housekeeping(api, stop)  # (issue 24: bounded memory, however long it serves)
 
     def on_signal(signum: int, frame: Any) -> None:
         stop.set()
