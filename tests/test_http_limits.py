@@ -365,3 +365,41 @@ def test_serve_refuses_a_non_loopback_host_without_a_token(capsys: pytest.Captur
     assert serve_cmd.access_problem(parser.parse_args(["--host", "0.0.0.0", "--insecure-allow-any-host"])) is None
     assert serve_cmd.access_problem(parser.parse_args(["--host", "::1"])) is None
     assert "warning" in capsys.readouterr().err  # (the other two still warn)
+
+
+def test_fakeapi_serve_with_a_token_writes_it_to_the_kubeconfig_and_requires_it(tmp_path: Any) -> None:
+    """``fakeapi serve --token T``: 401 without it, served with it, and the kubeconfig written carries it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    kubeconfig = tmp_path / "kubeconfig"
+    proc = subprocess.Popen([sys.executable, "-m", "fakeapi.serve_cmd", "--token", "t0ken", "--kubeconfig",
+                             str(kubeconfig)], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # "fakeapi: serving http://127.0.0.1:PORT"
+        assert first.startswith("fakeapi: serving http://127.0.0.1:"), first + (proc.stderr.read() if proc.stderr else "")
+        port = int(first.rsplit(":", 1)[1])
+        ep = Endpoint(url=first.split()[-1], host="127.0.0.1", port=port, kubeconfig_path=str(kubeconfig))
+        assert roundtrip(ep, "GET", "/api/v1/namespaces")[0] == 401
+        assert roundtrip(ep, "GET", "/api/v1/namespaces", headers={"Authorization": "Bearer t0ken"})[0] == 200
+        assert yaml.safe_load(kubeconfig.read_text())["users"][0]["user"]["token"] == "t0ken"
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+
+
+def test_a_served_process_keeps_its_trace_bounded() -> None:
+    """``fakeapi serve`` trims the trace it would otherwise grow by one record per request."""
+    from fakeapi.serve_cmd import trim_trace
+
+    api = APIServer()
+    for _ in range(50):
+        api.list("Namespace")
+    trim_trace(api, keep=10)
+    assert len(api.trace.calls) == 10 and len(api.trace.entries) == 10
+    assert api.trace.calls[-1].verb == "list"
