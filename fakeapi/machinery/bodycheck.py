@@ -196,11 +196,15 @@ def too_large(value: Any, limit: int = MAX_OBJECT_BYTES) -> bool:
     return encoded_size(value) > limit
 
 
-def check_body(value: Any, *, max_depth: int = MAX_DEPTH) -> None:
-    """Raise the 400 ``BadRequest`` of :func:`body_problem` for a body JSON cannot hold (or nested too deep)."""
-    problem = body_problem(value, max_depth=max_depth)
+def check_body(value: Any, *, max_depth: int = MAX_DEPTH) -> int:
+    """Raise the 400 ``BadRequest`` of :func:`body_problem` for a body JSON cannot hold (or nested too deep).
+
+    Returns a lower bound of the body's size as JSON (bytes).
+    """
+    problem, chars = _scan(value, max_depth)
     if problem is not None:
         raise errors.bad_request(str(problem))
+    return chars
 
 
 def check_object(value: Any) -> None:
@@ -211,6 +215,43 @@ def check_object(value: Any) -> None:
     # (chars bounds the JSON from below; each counted unit is at most 24 bytes: a number, an escape)
     if chars > MAX_OBJECT_BYTES or (chars * 24 >= MAX_OBJECT_BYTES and encoded_size(value) > MAX_OBJECT_BYTES):
         raise errors.internal(OBJECT_TOO_LARGE)
+
+
+def check_patched(result: Any, base: Any, patch_chars: int) -> None:
+    """:func:`check_object` for a patch's result that shares what it left as it was with ``base`` (the stored
+    object, checked when it was stored): only the values that are not ``base``'s own are walked.
+
+    ``patch_chars`` is what :func:`check_body` said of the patch (checked before it was applied). The
+    size is measured when the patch could make a difference (it is over 1/16 of the limit), else the
+    result is taken as the stored object's size: a small patch to an object already near etcd's limit
+    goes through.
+    """
+    stack: list[tuple[Any, Any, int]] = [(result, base, 0)]
+    while stack:
+        v, b, depth = stack.pop()
+        if isinstance(v, dict) and isinstance(b, dict):
+            if depth >= MAX_DEPTH:
+                raise errors.bad_request(f"exceeded max depth of {MAX_DEPTH}")
+            for k, item in v.items():
+                was = b.get(k, _MISSING)
+                if item is was:
+                    continue  # (stored, and checked when it was)
+                if isinstance(item, dict) and isinstance(was, dict):
+                    stack.append((item, was, depth + 1))
+                else:
+                    slack = MANAGED_FIELDS_SLACK if k == "managedFields" and depth == 1 else 0
+                    problem, _ = _scan({k: item}, MAX_DEPTH - depth + slack)
+                    if problem is not None:
+                        raise errors.bad_request(str(problem))
+        elif v is not b:
+            problem, _ = _scan(v, MAX_DEPTH - depth)
+            if problem is not None:
+                raise errors.bad_request(str(problem))
+    if patch_chars * 24 * 16 >= MAX_OBJECT_BYTES and encoded_size(result) > MAX_OBJECT_BYTES:
+        raise errors.internal(OBJECT_TOO_LARGE)
+
+
+_MISSING: Any = object()
 
 
 def _replace_in(s: str) -> str:

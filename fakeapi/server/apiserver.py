@@ -1244,7 +1244,7 @@ class APIServer:
                     body = json.loads(body)
                 except (ValueError, RecursionError) as err:
                     raise errors.bad_request(f"error decoding patch: {err}") from err
-            bodycheck.check_body(body)  # (issue 24: the whole patch, before it is applied)
+            patch_chars = bodycheck.check_body(body)  # (issue 24: the whole patch, before it is applied)
             # the patch functions do not change the document they are given (a merge patch's
             # result shares its untouched parts: the decoder copies it)
             current = e.obj if e.obj.get("apiVersion") == k.api_version else self._read(k, e.obj)
@@ -1267,7 +1267,7 @@ class APIServer:
                 raise errors.internal(str(err)) from err
             if not isinstance(result, dict):
                 raise errors.bad_request("the patch produced something that is not an object")
-            bodycheck.check_object(result)  # (issue 24: the patched object, before it is decoded)
+            bodycheck.check_patched(result, current, patch_chars)  # (issue 24: what the patch changed, before decoding)
             rmeta = _mapping(result.get("metadata"))
             if rmeta.get("name", name) != name:
                 raise errors.bad_request(
