@@ -14,8 +14,8 @@ runs inside a :class:`Journal`:
 * the notifications of a write (garbage collector, listeners, blocked watches)
   are held until the request succeeds, so nothing outside the server sees a
   write that is then undone;
-* a write of a CustomResourceDefinition also keeps the kinds registry and the
-  table set, which CRD writes change.
+* it keeps the kinds registry and the table set (shallow copies: a CRD's
+  write changes them).
 
 :func:`rollback` undoes everything the request did, newest first. Nested
 requests (a write made while another one runs, on the same thread) are save
@@ -95,7 +95,7 @@ class Savepoint:
     rng_state: Any
     undo_len: int
     notes_len: int
-    #: (registry kinds, store tables) kept for a CRD write, else None.
+    #: (registry kinds, store tables) as the request found them, or None (not kept).
     registry: tuple[dict[Any, Any], dict[Any, Any]] | None = None
 
 
@@ -103,7 +103,7 @@ def begin(journal: Journal | None, rv: int, resource_version: int, rng: random.R
           kinds: KindRegistry | None = None, store: Store | None = None) -> Savepoint:
     """Open a save point: a new journal when none is active (``journal`` None), else a nested one.
 
-    ``kinds`` and ``store`` are given for writes that may change the served kinds (CRDs). The
+    ``kinds`` and ``store``: their kinds and tables are kept (a CRD's write changes them). The
     generator's state is kept lazily (:class:`JournaledRandom`) where it can be.
     """
     outermost = journal is None
