@@ -143,6 +143,9 @@ class ConnectionDispatcher:
         pool: Any = self.pool
         with self._lock:
             pool._max_workers += 1  # (ThreadPoolExecutor starts threads up to it as work comes)
+        if not pool._work_queue.empty():  # (work already waiting gets the new worker now)
+            with contextlib.suppress(RuntimeError):
+                pool._adjust_thread_count()
         try:
             yield
         finally:

@@ -262,6 +262,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(resp.body)
 
     def _stream(self, resp: WatchResponse) -> None:
+        with self.server.dispatcher.long_running():  # (issue 24: a watch does not hold a pool worker)
+            self._stream_events(resp)
+
+    def _stream_events(self, resp: WatchResponse) -> None:
         self._answered = True
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -271,8 +275,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Warning", _warning_header(w))
         self.end_headers()
         try:
-            with self.server.dispatcher.long_running():  # (issue 24: a watch does not hold a pool worker)
-                complete = self.server.pump(resp, self._write_chunk, self._client_gone)
+            complete = self.server.pump(resp, self._write_chunk, self._client_gone)
             if complete:
                 self.wfile.write(b"0\r\n\r\n")
             else:
