@@ -1,7 +1,7 @@
 """The in-memory API server: :class:`APIServer`, the verbs and their semantics.
 
 :class:`APIServer` behaves like kube-apiserver wherever a controller can observe it (see
-docs/INTERNALS.md): server-owned metadata, one global resourceVersion counter, no-op writes,
+docs/APISERVER.md): server-owned metadata, one global resourceVersion counter, no-op writes,
 generation, the status subresource, finalizers and deletion, propagation policies, namespaces,
 selectors, watch, the three patch types, CRD schemas and ``metav1.Status`` errors. Every request
 either succeeds or raises :class:`~fakeapi.machinery.errors.ApiError` and leaves the stored state,
