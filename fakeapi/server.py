@@ -23,6 +23,8 @@ from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from fakeapi.crdsnapshot import CRDSnapshot, CRDTemplate
+
 from . import errors, fieldmanager
 from .builtin import builtin_kinds
 from .builtinvalidation import (
@@ -125,6 +127,8 @@ class _Write:
     old: Entry | None = None
     delete: bool = False
     extra: list[Callable[[], None]] = field(default_factory=list)
+    #: The object is known to be as Go encodes it (a CRD installed from a checked template).
+    go_checked: bool = False
 
 
 class APIServer:
@@ -241,6 +245,56 @@ class APIServer:
                           lambda: self._create(kind, manifest, None, "Warn", False, False, respond=False))
             spec = manifest["spec"]
             return self.kinds.require(spec["names"]["kind"], f"{spec['group']}/{_storage_version(spec)}")
+
+    def install_crd(self, snapshot: CRDSnapshot, *, actor: str = "user") -> Kind:
+        """:meth:`register_crd` for a manifest many servers of the process register (a bundle's CRDs).
+
+        The first install in the process registers the manifest on a scratch server and keeps what
+        it stored as the snapshot's template; later installs store a copy around the template's
+        spec, with this server's uid, times and resourceVersion (:mod:`fakeapi.crdsnapshot`). The
+        request, the stored object and what follows are those of :meth:`register_crd`.
+        """
+        kind = self.kinds.require("CustomResourceDefinition", "apiextensions.k8s.io/v1")
+        with self._lock:
+            tmpl = snapshot.template(self.managed_fields)
+            if tmpl is None:
+                tmpl = self._crd_template(kind, snapshot)
+            if tmpl is None or self._table(kind).get("", snapshot.name) is not None:
+                return self.register_crd(fast_copy(snapshot.manifest), actor=actor)  # (an update, or an error)
+            template = tmpl
+            self._run("create", kind, "", snapshot.name, "", actor, lambda: self._create_from_template(kind, template))
+            spec = template.obj["spec"]
+            return self.kinds.require(spec["names"]["kind"], f"{spec['group']}/{_storage_version(spec)}")
+
+    def _crd_template(self, kind: Kind, snapshot: CRDSnapshot) -> CRDTemplate | None:
+        """Register the snapshot's manifest on a fresh scratch server (this one's managedFields setting)
+        and keep what it stored, checked to be as Go encodes it; None when the manifest is refused."""
+        scratch = APIServer(clock=Clock(self.clock.now()), garbage_collector=False, default_namespaces=False,
+                            managed_fields=self.managed_fields)
+        try:
+            scratch.register_crd(fast_copy(snapshot.manifest))
+        except ApiError:
+            return None  # (this server's register_crd gives the error, as a request of its own)
+        entry = scratch._table(kind).get("", snapshot.name)
+        if entry is None:
+            return None
+        SnapshotGuard().stored(kind.plural, entry.key, entry.obj, kind.go_type)  # (installs skip the check)
+        return snapshot.keep(self.managed_fields, CRDTemplate(entry.obj, tuple(scratch.last_warnings)))
+
+    def _create_from_template(self, kind: Kind, tmpl: CRDTemplate) -> _Outcome:
+        """The create :meth:`_create` makes of a CRD manifest, from what it stored once before."""
+        src = tmpl.obj
+        # (the same keys in the same places: those _create sets anew go where it puts them)
+        meta = {k: v for k, v in src["metadata"].items() if k != "managedFields" and k != "resourceVersion"}
+        meta["creationTimestamp"] = self.clock.timestamp()
+        meta["uid"] = self._new_uid()
+        obj = {**src, "metadata": meta}
+        self._warn(list(tmpl.warnings))
+        self._record_managed(kind, obj, None, None, "user", "")
+        w = _Write(kind, self._table(kind), obj, go_checked=True)
+        self._after_create(kind, w)
+        rv = self._commit(w)
+        return _Outcome({}, 201, rv, True, meta["name"])
 
     def _table(self, kind: Kind) -> Table:
         t = self.store.tables.get((kind.group, kind.plural))  # (Store.table without the call: every request)
@@ -510,7 +564,8 @@ class APIServer:
             entry.managed = w.old.managed  # (a write that left them as they were: a binding, a deletion's start)
         old = self.store.put(table, entry)
         if self.snapshot_guard is not None:
-            self.snapshot_guard.stored(kind.plural, entry.key, obj, kind.go_type if kind.stored_go_encoded else None)
+            self.snapshot_guard.stored(kind.plural, entry.key, obj,
+                                       kind.go_type if kind.stored_go_encoded and not w.go_checked else None)
         etype = MODIFIED if old is not None else ADDED
         self._log(kind).append(Event(rv, etype, entry.namespace, obj, old.obj if old is not None else None))
         self._notify(etype, kind, obj, old.obj if old is not None else None)
