@@ -56,7 +56,7 @@ from .metavalidation import (
 )
 from .snapshots import NotGoEncoded, SnapshotGuard, SnapshotMutated
 from .snapshots import enabled as _snapshot_check_enabled
-from .store import Entry, Store, Table, body_differs, meta_differs, object_key
+from .store import FIELD_NAME, FIELD_NAMESPACE, Entry, Store, Table, body_differs, meta_differs, object_key
 from .store import same_meta as _store_same_meta
 from .trace import Trace
 from .typedfields import Memo, TypedError, root_type
@@ -890,7 +890,7 @@ class APIServer:
                 return False
             return fsel.empty or fsel.matches(lambda p: field_value(obj, p))
 
-        return match, lsel.index_terms()
+        return match, lsel.index_terms() + _field_index_terms(fsel, kind.namespaced)
 
     def list(
         self,
@@ -931,9 +931,11 @@ class APIServer:
             elif resource_version not in (None, "", "0") and (
                     resource_version_match == "Exact" or (page and not resource_version_match)):
                 at = int(str(resource_version))
-            if at == self._rv:
+            table = self._table(k)
+            current = at == self._rv
+            if current:  # (a page starts at its key and stops once full: it costs what it returns)
                 source: Iterable[tuple[str, dict[str, Any]]] = (
-                    (e.key, e.obj) for e in self._table(k).candidates(ns or None, terms))
+                    (e.key, e.obj) for e in table.select(ns or None, terms, start))
             else:
                 source = self._objects_at(k, ns, at, start if continue_ else None)
             items: list[dict[str, Any]] = []
@@ -947,6 +949,9 @@ class APIServer:
                 if page and len(items) >= page:
                     remaining += 1
                     if match is not None:
+                        break
+                    if current:  # (counted by the key index)
+                        remaining = table.count_after(ns or None, last_key)
                         break
                     continue
                 items.append(obj)
@@ -1750,6 +1755,18 @@ def _patches_module() -> ModuleType:
 
 
 @cache
+def _field_index_terms(fsel: Any, namespaced: bool) -> list[tuple[str, frozenset[str]]]:
+    """The store index terms of a field selector's exact ``metadata.name`` / ``metadata.namespace``."""
+    out = []
+    name = fsel.exact("metadata.name")
+    if name is not None:
+        out.append((FIELD_NAME, frozenset((name,))))
+    namespace = fsel.exact("metadata.namespace") if namespaced else None
+    if namespace is not None:
+        out.append((FIELD_NAMESPACE, frozenset((namespace,))))
+    return out
+
+
 def _selectors_module() -> ModuleType:
     """``fakeapi.selectors``, imported on first use (lists and watches; a ready server needs none)."""
     from . import selectors
