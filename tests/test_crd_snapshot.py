@@ -1,4 +1,4 @@
-"""A CRD installed from a snapshot (fakeapi.crdsnapshot) is what register_crd makes of the manifest.
+"""A CRD installed from a snapshot (crdsnapshot) is what register_crd makes of the manifest.
 
 Each test makes two servers in the same state, registers the manifest in one and installs it
 from a snapshot in the other (whose template an earlier server, at another time, made), and
@@ -16,9 +16,9 @@ import pytest
 from support import widget_crd
 
 from fakeapi import APIServer
-from fakeapi.crdsnapshot import CRDSnapshot
-from fakeapi.errors import ApiError
-from fakeapi.jsonutil import fast_copy
+from fakeapi.machinery.errors import ApiError
+from fakeapi.machinery.jsonutil import fast_copy
+from fakeapi.registry.apiextensions.crdsnapshot import CRDSnapshot
 from reconcilers.crds import crd_manifests
 
 CRD = "CustomResourceDefinition"

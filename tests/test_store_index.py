@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from fakeapi import APIServer
-from fakeapi.selectors import field_value, parse_field_selector, parse_label_selector
+from fakeapi.machinery.selectors import field_value, parse_field_selector, parse_label_selector
 
 NAMESPACES = ["a", "a-b", "a0", "ab", "b"]
 

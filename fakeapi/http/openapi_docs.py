@@ -20,8 +20,8 @@ import hashlib
 import json
 from typing import Any
 
-from ..kinds import Kind, KindRegistry
-from .discovery import kubernetes_version
+from fakeapi.http.discovery import kubernetes_version
+from fakeapi.registry.kinds import Kind, KindRegistry
 
 _QUERY = ("dryRun", "fieldManager", "fieldValidation", "pretty")
 

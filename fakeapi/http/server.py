@@ -9,7 +9,7 @@
 It uses only the standard library (``http.server.ThreadingHTTPServer``): one
 thread per connection, keep-alive, ``TCP_NODELAY``. Requests are translated by
 :class:`~fakeapi.http.rest.RestAPI`; every verb takes ``api.lock``, and watch
-threads block in :meth:`~fakeapi.watch.Watch.wait` on the server's condition,
+threads block in :meth:`~fakeapi.server.watch.Watch.wait` on the server's condition,
 so the in-process host and any number of HTTP clients can share the server.
 Leaving the ``with`` block ends every open watch and connection and removes
 the temporary kubeconfig.
@@ -35,12 +35,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import yaml
 
-from .. import errors
-from .rest import DEFAULT_WATCH_TIMEOUT, Request, Response, RestAPI, WatchResponse, encode
+from fakeapi.http.rest import DEFAULT_WATCH_TIMEOUT, Request, Response, RestAPI, WatchResponse, encode
+from fakeapi.machinery import errors
 
 if TYPE_CHECKING:
-    from ..server import APIServer
-    from ..watch import WatchEvent
+    from fakeapi.server.apiserver import APIServer
+    from fakeapi.server.watch import WatchEvent
 
 #: How often an idle watch wakes to notice a vanished client or a shutdown (seconds).
 WATCH_POLL_SLICE = 1.0
@@ -224,7 +224,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class FakeAPIHTTPServer(ThreadingHTTPServer):
-    """A ``ThreadingHTTPServer`` serving one :class:`~fakeapi.server.APIServer` through :class:`RestAPI`."""
+    """A ``ThreadingHTTPServer`` serving one :class:`~fakeapi.server.apiserver.APIServer` through :class:`RestAPI`."""
 
     daemon_threads = True
     block_on_close = False

@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from fakeapi.crdsnapshot import CRDSnapshot
+from fakeapi.registry.apiextensions.crdsnapshot import CRDSnapshot
 
 Schema = dict[str, Any]
 
@@ -46,7 +46,7 @@ def crd_manifests() -> list[dict[str, Any]]:
 @lru_cache(maxsize=1)
 def crd_snapshots() -> tuple[CRDSnapshot, ...]:
     """The four CRDs as snapshots, made once per process: each server installs them from there
-    (:meth:`fakeapi.server.APIServer.install_crd`), the manifests parsed, and their creates
+    (:meth:`fakeapi.server.apiserver.APIServer.install_crd`), the manifests parsed, and their creates
     computed, once."""
     return tuple(CRDSnapshot(m) for m in crd_manifests())
 
