@@ -10,7 +10,7 @@ predicates, :class:`FaultRule` / :class:`ControllerCrash`, :class:`Kind`, and
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # (importing fakeapi.controllers registers the garbage collector with the server, and
 # fakeapi.http the HTTP front end: see fakeapi.server.hooks. The HTTP front end is imported
@@ -19,7 +19,6 @@ import fakeapi.controllers  # noqa: F401  (registers the garbage collector)
 from fakeapi.buildinfo import warn_if_stale
 from fakeapi.codec.gomodel import GoType, go_roundtrip, go_type_from_structural
 from fakeapi.codec.semantic import semantic_equal
-from fakeapi.host.client import Client
 from fakeapi.machinery.errors import (
     ApiError,
     Cause,
@@ -69,6 +68,20 @@ __all__ = [
     "parse_duration",
     "semantic_equal",
 ]
+
+if TYPE_CHECKING:
+    from fakeapi.host.client import Client
+
+
+def __getattr__(name: str) -> Any:
+    """``fakeapi.Client``, imported on first use: a program that only serves (or only runs an
+    ``APIServer``) never loads the controller host (cold start, issue 22)."""
+    if name == "Client":
+        from fakeapi.host.client import Client
+
+        return Client
+    raise AttributeError(f"module 'fakeapi' has no attribute {name!r}")
+
 
 def _serve_over_http(*args: Any, **options: Any) -> Any:
     """``APIServer.serve`` until :mod:`fakeapi.http` is imported: import it (it registers its own

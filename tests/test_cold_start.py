@@ -23,6 +23,6 @@ with api.serve() as endpoint:
 
 def test_the_http_front_end_is_loaded_when_a_server_first_serves() -> None:
     out = subprocess.run([sys.executable, "-c", CHILD], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
+                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"})
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip() == "c"
