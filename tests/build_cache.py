@@ -30,8 +30,10 @@ from pathlib import Path
 PACKAGES = ("fakeapi",)
 #: Files beside the packages that decide what is built and how.
 BUILD_FILES = ("setup.py", "pyproject.toml")
-#: Complete builds kept in the cache (the newest by use); older ones are removed.
-KEEP = 4
+#: Complete builds kept in the cache (the newest by use, about 9 MiB each); older ones are removed
+#: once unused for :data:`IDLE` seconds (another checkout, or another test run, may be reading one).
+KEEP = 8
+IDLE = 3600
 #: Written last into a cached build: a folder without it is not a build.
 MANIFEST = "MANIFEST"
 
@@ -75,16 +77,21 @@ def _extensions(tree: Path) -> list[Path]:
 
 
 def _prune(root: Path, keep: Path) -> None:
-    """Remove all but the newest :data:`KEEP` complete builds (never ``keep``), and leftovers of
-    builds that died (temporary folders more than a day old)."""
+    """Remove all but the newest :data:`KEEP` complete builds (never ``keep``, nor one used in the
+    last :data:`IDLE` seconds), and leftovers of builds that died (temporary folders a day old)."""
+    now = (keep / MANIFEST).stat().st_mtime
     builds = sorted((p for p in root.iterdir() if (p / MANIFEST).is_file()),
                     key=lambda p: (p / MANIFEST).stat().st_mtime, reverse=True)
     for old in builds[KEEP:]:
-        if old != keep:
+        try:
+            idle = now - (old / MANIFEST).stat().st_mtime
+        except OSError:
+            continue
+        if old != keep and idle > IDLE:
             shutil.rmtree(old, ignore_errors=True)
     for tmp in root.glob("tmp-*"):
         try:
-            if tmp.stat().st_mtime < (keep / MANIFEST).stat().st_mtime - 86400:
+            if tmp.stat().st_mtime < now - 86400:
                 shutil.rmtree(tmp, ignore_errors=True)
         except OSError:
             continue
