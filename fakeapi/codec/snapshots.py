@@ -44,7 +44,7 @@ def fingerprint(obj: Any) -> bytes:
     try:
         return orjson.dumps(obj)
     except (orjson.JSONEncodeError, TypeError):
-        return b"\0" + canonical(obj).encode()
+        return b"\0" + canonical(obj).encode(errors="surrogatepass")
 
 
 class SnapshotGuard:
