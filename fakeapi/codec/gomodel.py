@@ -368,7 +368,7 @@ def go_type_from_structural(schema: dict[str, Any], *, overrides: dict[str, Over
 
 
 def model_from_schema(schema: dict[str, Any], *, overrides: dict[str, Override] | None = None) -> GoType:
-    """Alias of :func:`go_type_from_structural` (the name docs/INTERNALS.md uses)."""
+    """Alias of :func:`go_type_from_structural` (the name the design notes used)."""
     return go_type_from_structural(schema, overrides=overrides)
 
 

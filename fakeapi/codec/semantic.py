@@ -18,7 +18,7 @@ compare by value (``1 == 1.0``) and a bool never equals a number. The server
 uses this for the generation rule of custom resources.
 
 :func:`loose_equal` is the fixture matcher's rule for values it has no Go type
-for (shared/FIXTURE_FORMAT.md "Matching rules"): ``null``, ``[]``, ``{}`` and an
+for (docs/FIXTURES.md "Matching rules"): ``null``, ``[]``, ``{}`` and an
 absent key are all equal, as they are to a Go controller reading typed fields.
 """
 

@@ -1,6 +1,6 @@
 """Running one case: a fresh API server and host, ``given``, the steps, the expectations.
 
-:func:`run_case` is the whole job (shared/FIXTURE_FORMAT.md):
+:func:`run_case` is the whole job (docs/FIXTURES.md):
 
 1. a new :class:`~fakeapi.server.apiserver.APIServer` (clock and seed from the case)
    and a new :class:`~fakeapi.host.Host`; each bundle of the case installed
@@ -34,8 +34,12 @@ from datetime import timedelta
 from typing import Any
 
 from fakeapi.harness.bundles import Bundle, OpContext, get_bundle
+from fakeapi.harness.captures import Captures, contains_capture
 from fakeapi.harness.loader import Case, JsonPath, dotted
 from fakeapi.harness.matcher import Mismatch, kind_shape, match, problem
+from fakeapi.harness.names import kind_hint
+from fakeapi.harness.selection import select_controllers
+from fakeapi.harness.settle import DEFAULT_MAX_REPEATED_ERRORS, RepeatedError, RepeatedErrorWatch, run_settle
 from fakeapi.harness.targets import StateReader, TargetError, describe, object_id, resolve
 from fakeapi.machinery.errors import ApiError
 from fakeapi.machinery.jsonutil import fast_copy
@@ -93,6 +97,10 @@ class CaseResult:
     aborted: str = ""
     #: Trace position when ``given`` was stored.
     case_mark: int = 0
+    #: With ``record_objects``: call seq -> (the object before, after) each API write (None: absent).
+    objects: dict[int, tuple[Obj | None, Obj | None]] = field(default_factory=dict)
+    #: With ``record_objects``: call seq -> what a fault rule did to that call (``error Conflict``, ``crash after``).
+    injected: dict[int, str] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -141,13 +149,17 @@ class CaseRun:
     """One run of one case (see the module docstring). Use :func:`run_case`."""
 
     def __init__(self, case: Case, variant: Variant | None = None, *, check: bool = True,
-                 timeline: bool = False, budget: int = DEFAULT_BUDGET, check_calls: bool = True) -> None:
+                 timeline: bool = False, budget: int = DEFAULT_BUDGET, check_calls: bool = True,
+                 max_repeated_errors: int | None = None, record_objects: bool = False) -> None:
         self.case = case
         self.variant = variant
         self.check = check
         self.timeline = timeline
         self.budget = budget
         self.check_calls = check_calls
+        #: Overrides the case's ``max_repeated_errors`` when set.
+        self.max_repeated_errors = max_repeated_errors
+        self.record_objects = record_objects
         self.result = CaseResult(case, variant)
         self.api: Any = None
         self.host: Any = None
@@ -159,6 +171,8 @@ class CaseRun:
         self._phase_seen = 0  # trace calls already scanned for phase changes
         self._phases: dict[tuple[str, str, str], str] = {}
         self._settle_false = False
+        #: Values remembered by ``$capture`` for the rest of the run.
+        self.captures = Captures()
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -194,6 +208,8 @@ class CaseRun:
             self._run()
         except _Abort:
             pass
+        except RepeatedError as e:  # raised from a reconcile hook outside a settle (a bundle operation)
+            self._repeated(e, "run", ())
         except Exception as e:  # a bug in a simulator, a bundle or the harness: report it in full
             tb = traceback.format_exc(limit=12)
             self.result.aborted = f"internal error: {type(e).__name__}: {e}\n{tb}"
@@ -219,6 +235,8 @@ class CaseRun:
         self.api = api = APIServer(clock=clock, seed=case.seed)
         self.host = host = Host(api, seed=case.seed)
         self.reader = StateReader(api)
+        if self.record_objects:
+            self._record_objects()
         self._phase_seen = len(api.trace.calls)
         if self.variant is not None:
             self.variant_rule = api.faults.add(fast_copy(self.variant.rule))
@@ -230,14 +248,20 @@ class CaseRun:
                 raise _Abort
             self.bundles[name] = bundle
             self.states[name] = bundle.install(host, fast_copy(services.get(name) or {}))
+        self._select_controllers()
         self._hook_invariants()
+        limit = self.max_repeated_errors
+        if limit is None:
+            limit = int(case.data.get("max_repeated_errors", DEFAULT_MAX_REPEATED_ERRORS))
+        host.after_reconcile.append(RepeatedErrorWatch(host, limit))
         if self.timeline:
             host.after_reconcile.append(lambda rec: self._scan_phases())
         self._given()
         if self.timeline:
             self._scan_phases()
         self.result.case_mark = api.trace.mark()
-        self._settle(True, "given", ("given",))
+        self._settle(case.data.get("given_settle", True), "given",
+                     ("given_settle",) if "given_settle" in case.data else ("given",))
         mark = self.result.case_mark
         for step in case.steps:
             base: JsonPath = ("steps", step.index)
@@ -255,6 +279,57 @@ class CaseRun:
         if self.timeline:
             self._scan_phases()
         api.check_snapshots()
+
+    def _record_objects(self) -> None:
+        """Keep a copy of each object after every API write (for the HTML report's before/after)."""
+        trace, reader = self.api.trace, self.reader
+        assert reader is not None
+        original = trace.record_call
+        last: dict[tuple[str, str, str], Obj | None] = {}
+        objects = self.result.objects
+        faults = self.api.faults
+        for_call = faults.for_call
+        pending: list[tuple[tuple[str, str, str, str, str], Any]] = []
+
+        def fault_for_call(verb: str, kind: str, namespace: str, name: str, subresource: str, actor: str) -> Any:
+            rule = for_call(verb, kind, namespace, name, subresource, actor)
+            pending.clear()
+            if rule is not None:
+                pending.append(((verb, kind, namespace or "", name or "", actor), rule))
+            return rule
+
+        faults.for_call = fault_for_call
+
+        def record_call(*args: Any, **kwargs: Any) -> Any:
+            call = original(*args, **kwargs)
+            if pending:
+                ((want, rule),) = pending
+                pending.clear()
+                if want == (call.verb, call.kind, call.namespace, call.name, call.actor):
+                    what = f"crash {rule.crash}" if rule.crash else f"error {call.reason or call.code}"
+                    self.result.injected[call.seq] = what
+            if call.wrote and call.name:
+                k = reader.kind(call.kind)
+                if k is not None:
+                    after = reader.get(k, call.namespace or None, call.name)
+                    if after is not None:
+                        after.get("metadata", {}).pop("managedFields", None)
+                    key = (call.kind, call.namespace, call.name)
+                    objects[call.seq] = (last.get(key), after)
+                    last[key] = after
+            return call
+
+        trace.record_call = record_call
+
+    def _select_controllers(self) -> None:
+        """``controllers:``: only the named controllers of the bundles run (:mod:`fakeapi.harness.selection`)."""
+        if "controllers" not in self.case.data:
+            return
+        missing = select_controllers(self.host, self.case.data.get("controllers") or [])
+        if missing:
+            self.fail("setup", ("controllers",), "unknown controller " + ", ".join(f"`{n}`" for n in missing)
+                      + " (hosted: " + (", ".join(self.host.controllers) or "none") + ")")
+            raise _Abort
 
     # -- invariants ----------------------------------------------------------------------------
 
@@ -327,7 +402,11 @@ class CaseRun:
                     created["status"] = fast_copy(status)
                     self.api.update(created, subresource="status")
             except ApiError as e:
-                self.fail("given", path, f"storing {object_id(original)} failed: {e.code} {e.reason}: {e.message}")
+                hint = kind_hint(self.api, str(original.get("kind") or ""), original.get("apiVersion")) \
+                    if e.code == 404 else ""
+                self.fail("given", (*path, "kind") if hint else path,
+                          f"storing {object_id(original)} failed: {e.code} {e.reason}: {e.message}"
+                          + (f": {hint}" if hint else ""))
                 raise _Abort from None
             except TargetError as e:
                 self.fail("given", path, f"storing {object_id(original)}: {e}")
@@ -338,23 +417,26 @@ class CaseRun:
     def _settle(self, settle: Any, phase: str, path: JsonPath) -> None:
         from fakeapi.host.hotloop import HotLoopError
 
-        host = self.host
         try:
-            if settle is False:
-                return
-            if settle is True or settle is None:
-                host.run_until_idle(max_reconciles=self.budget)
-            elif isinstance(settle, dict) and "reconciles" in settle:
-                host.run_until_idle(max_reconciles=int(settle["reconciles"]), raise_on_budget=False)
-            elif isinstance(settle, dict) and "for" in settle:
-                host.run_for(parse_duration(str(settle["for"])), max_reconciles=self.budget)
+            run_settle(self.host, settle, self.budget)
         except HotLoopError as e:
-            self.fail(phase, path, f"the controllers did not settle: {e}")
+            self.fail(phase, path, f"the controllers did not settle: {e}\n"
+                                   "(a controller that polls with requeue_after settles with "
+                                   "`settle: {until_idle: true, max: 10m}`; after given, with `given_settle:`)")
             self.result.aborted = "hot loop"
             raise _Abort from None
+        except RepeatedError as e:
+            self._repeated(e, phase, path)
         finally:
             if self.timeline:
                 self._scan_phases()
+
+    def _repeated(self, e: RepeatedError, phase: str, path: JsonPath) -> None:
+        """A reconcile failed the same way N times in a row: the case ends here, with its traceback."""
+        self.fail(phase, path, e.render())
+        self.result.aborted = (f"{e.controller} failed {e.times} times in a row on {e.key} "
+                               "(max_repeated_errors)")
+        raise _Abort from None
 
     # -- operations ----------------------------------------------------------------------------
 
@@ -370,10 +452,15 @@ class CaseRun:
             self._dispatch(name, arg, actor, path)
         except ApiError as e:
             if expected_error is None:
-                self.fail(phase, (*path, name), f"`{name}` failed: {e.code} {e.reason}: {e.message}")
+                hint = ""
+                if e.code == 404 and name in ("create", "apply", "update") and isinstance(arg, dict):
+                    hint = kind_hint(self.api, str(arg.get("kind") or ""), arg.get("apiVersion"))
+                self.fail(phase, (*path, name), f"`{name}` failed: {e.code} {e.reason}: {e.message}"
+                          + (f": {hint}" if hint else ""))
                 self.result.aborted = f"`{name}` at {self.case.file}:{self.case.line_of(path, key=True)} failed"
                 raise _Abort from None
-            for m in match(expected_error, e.status, locate=self.locator((*path, "error")), path="error"):
+            for m in match(expected_error, e.status, locate=self.locator((*path, "error")), path="error",
+                           captures=self.captures):
                 self.result.failures.append(Failure(phase, m))
             return
         except (TargetError, ValueError, KeyError) as e:
@@ -388,6 +475,8 @@ class CaseRun:
             self.fail(phase, (*path, name), f"the controllers did not settle: {e}")
             self.result.aborted = "hot loop"
             raise _Abort from None
+        except RepeatedError as e:
+            self._repeated(e, phase, (*path, name))
         finally:
             if self.timeline:
                 self._scan_phases()
@@ -397,7 +486,7 @@ class CaseRun:
 
     def _resolve(self, target: dict[str, Any], default_pick: str | int = "one", copy: bool = True) -> list[Obj]:
         assert self.reader is not None
-        return resolve(self.reader, target, default_pick=default_pick, copy=copy)
+        return resolve(self.reader, target, default_pick=default_pick, copy=copy, captures=self.captures)
 
     def _dispatch(self, name: str, arg: Any, actor: str, path: JsonPath) -> None:
         api = self.api
@@ -522,7 +611,8 @@ class CaseRun:
         if actual is None:
             self.fail(phase, path, f"{subject} does not exist")
             return
-        for m in match(exp, actual, shape=kind_shape(k), locate=self.locator(path), subject=subject):
+        for m in match(exp, actual, shape=kind_shape(k), locate=self.locator(path), subject=subject,
+                       captures=self.captures):
             self.result.failures.append(Failure(phase, m))
 
     def _expect_absent(self, target: Obj, path: JsonPath, phase: str) -> None:
@@ -548,9 +638,14 @@ class CaseRun:
         assert self.reader is not None
         k = self.reader.require_kind(str(arg["kind"]), arg.get("apiVersion"))
         shape = kind_shape(k)
+        if len(found) > 1 and contains_capture(arg["match"]):
+            names = ", ".join(object_id(o) for o in found[:10])
+            self.fail(phase, path, f"`$capture` needs exactly one {describe(arg)}, found {len(found)}: {names} "
+                                   "(narrow the target, or add pick: one, oldest, newest or an index)")
+            return
         for obj in found:
             for m in match(arg["match"], obj, shape=shape, locate=self.locator((*path, "match")),
-                           subject=object_id(obj)):
+                           subject=object_id(obj), captures=self.captures):
                 self.result.failures.append(Failure(phase, m))
 
     def _expect_calls(self, arg: Obj, path: JsonPath, phase: str, step_mark: int) -> None:
@@ -640,16 +735,21 @@ def _summary(name: str, arg: Any) -> str:
 
 
 def run_case(case: Case, variant: Variant | None = None, *, check: bool = True, timeline: bool = False,
-             budget: int = DEFAULT_BUDGET, check_calls: bool | None = None) -> CaseResult:
+             budget: int = DEFAULT_BUDGET, check_calls: bool | None = None,
+             max_repeated_errors: int | None = None, record_objects: bool = False) -> CaseResult:
     """Run one case (or one robustness variant of it) on a fresh server and host.
 
     ``check=False`` skips the expectations (recording). ``timeline=True``
     adds each object's phase changes to the trace. ``check_calls`` defaults to
     True for plain runs and False for variants (crashes and conflicts add calls).
+    ``max_repeated_errors`` overrides the case's (see :mod:`fakeapi.harness.settle`).
+    ``record_objects=True`` keeps each written object after every API write
+    (``result.objects``, for the HTML report).
     """
     if check_calls is None:
         check_calls = variant is None
-    return CaseRun(case, variant, check=check, timeline=timeline, budget=budget, check_calls=check_calls).run()
+    return CaseRun(case, variant, check=check, timeline=timeline, budget=budget, check_calls=check_calls,
+                   max_repeated_errors=max_repeated_errors, record_objects=record_objects).run()
 
 
 __all__ = ["DEFAULT_BUDGET", "CaseResult", "CaseRun", "Failure", "Variant", "dotted", "run_case"]

@@ -1,7 +1,7 @@
 """Targets: naming existing objects in operations and expectations.
 
 A target is ``{kind, apiVersion?, namespace?, name | selector, where, pick}``
-(shared/FIXTURE_FORMAT.md "Targets"). The harness resolves targets by
+(docs/FIXTURES.md "Targets"). The harness resolves targets by
 reading the store directly through :class:`StateReader`: these reads are the
 harness looking, not a client calling, so they appear in no trace, count
 against no fault rule and are never stale.
@@ -39,8 +39,12 @@ class StateReader:
         """Like :meth:`kind`, but a :class:`TargetError` when the kind is not served."""
         k = self.kind(kind, api_version)
         if k is None:
+            from fakeapi.harness.names import kind_hint
+
+            if any(x.kind == kind for x in self.api.kinds.all()):
+                raise TargetError(kind_hint(self.api, kind, api_version))
             known = sorted(x.kind for x in self.api.kinds.all())
-            from fakeapi.harness.loader import did_you_mean
+            from fakeapi.harness.suggest import did_you_mean
 
             raise TargetError(f"the server serves no kind `{kind}`" + (f" in {api_version}" if api_version else "")
                               + (did_you_mean(kind, known) or f" (served: {', '.join(known)})"))
@@ -115,8 +119,11 @@ def object_id(obj: Obj) -> str:
 
 
 def resolve(reader: StateReader, target: dict[str, Any], *, default_pick: str | int = "one",
-            copy: bool = True) -> list[Obj]:
-    """The objects a target names, after ``pick``; :class:`TargetError` when ``pick: one`` is not met."""
+            copy: bool = True, captures: Any = None) -> list[Obj]:
+    """The objects a target names, after ``pick``; :class:`TargetError` when ``pick: one`` is not met.
+
+    ``captures`` (a :class:`~fakeapi.harness.captures.Captures`) serves ``$captured`` in ``where``.
+    """
     k = reader.require_kind(str(target.get("kind", "")), target.get("apiVersion"))
     selector = target.get("selector")
     sel = parse_selector(selector) if selector is not None else None
@@ -135,7 +142,13 @@ def resolve(reader: StateReader, target: dict[str, Any], *, default_pick: str | 
     where = target.get("where")
     if where is not None:
         shape = kind_shape(k)
-        found = [o for o in found if matches(where, o, shape)]
+        if captures is not None:
+            from fakeapi.harness.captures import uncaptured
+
+            missing = uncaptured(where, captures)
+            if missing:
+                raise TargetError(f"where: {missing}")
+        found = [o for o in found if matches(where, o, shape, captures)]
     pick = target.get("pick", default_pick)
     if pick == "all":
         return found
