@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from test_builtin_kinds_go_client import BODIES
 
-import fakeapi.server.apiserver as apiserver
+import fakeapi.server.update as update_verb
 from fakeapi import APIServer
 from fakeapi.machinery.errors import ApiError
 from fakeapi.server.unchanged import share_unchanged
@@ -32,7 +32,7 @@ def _server() -> APIServer:
 
 def _run(body: dict[str, Any], edits: list[Any], share: bool, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Create ``body``, then apply each edit to what a get returns and update: everything seen, as text."""
-    monkeypatch.setattr(apiserver, "share_unchanged", share_unchanged if share else lambda b, s: (b, ()))
+    monkeypatch.setattr(update_verb, "share_unchanged", share_unchanged if share else lambda b, s: (b, ()))
     api = _server()
     seen = [json.dumps(api.create(json.loads(json.dumps(body))))]
     meta = body["metadata"]
