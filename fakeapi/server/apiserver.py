@@ -34,7 +34,7 @@ from fakeapi.registry.apiextensions.crdsnapshot import CRDSnapshot, CRDTemplate
 from fakeapi.registry.apiextensions.strategy import CustomResourceDefinitionStrategy
 from fakeapi.registry.builtin import builtin_kinds
 from fakeapi.registry.kinds import Kind, KindRegistry
-from fakeapi.server import hooks
+from fakeapi.server import hooks, txn  # (txn: request atomicity, issue 24)
 from fakeapi.server.clock import Clock
 from fakeapi.server.delete import DeleteVerb
 from fakeapi.server.faults import FaultSet
@@ -68,7 +68,7 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         self.kinds = KindRegistry()
         self.store = Store()
         self.seed = seed
-        self._rng = random.Random(seed)
+        self._rng: random.Random = txn.JournaledRandom(seed)  # (issue 24: restored when a request fails)
         self._rv = 0
         #: The current value of the global resourceVersion counter (read it, never set it).
         self.resource_version = 0
