@@ -42,7 +42,7 @@ from fakeapi.server import hooks, txn  # (txn: request atomicity, issue 24)
 from fakeapi.server.clock import Clock
 from fakeapi.server.decoding import check_go_meta, check_meta_types
 from fakeapi.server.faults import ControllerCrash, FaultSet
-from fakeapi.server.store import Entry, Store, Table, object_key
+from fakeapi.server.store import FIELD_NAME, FIELD_NAMESPACE, Entry, Store, Table, object_key
 from fakeapi.server.store import same_meta as _store_same_meta
 from fakeapi.server.trace import Trace
 from fakeapi.server.watch import ADDED, DELETED, MODIFIED, Event, EventLog
@@ -84,6 +84,8 @@ class Write:
     old: Entry | None = None
     delete: bool = False
     extra: list[Callable[[], None]] = field(default_factory=list)
+    #: The object is known to be as Go encodes it (a CRD installed from a checked template).
+    go_checked: bool = False
 
 class Pipeline:
     """The shared steps of the verbs, and the server state they work on (set by ``APIServer.__init__``).
@@ -464,7 +466,8 @@ class Pipeline:
             txn.record_append(sp, self._log(kind))
         old = self.store.put(table, entry)
         if self.snapshot_guard is not None:
-            self.snapshot_guard.stored(kind.plural, entry.key, obj, kind.go_type if kind.stored_go_encoded else None)
+            self.snapshot_guard.stored(kind.plural, entry.key, obj,
+                                       kind.go_type if kind.stored_go_encoded and not w.go_checked else None)
         etype = MODIFIED if old is not None else ADDED
         self._log(kind).append(Event(rv, etype, entry.namespace, obj, old.obj if old is not None else None))
         self._notify(etype, kind, obj, old.obj if old is not None else None)
@@ -539,7 +542,7 @@ class Pipeline:
                 return False
             return fsel.empty or fsel.matches(lambda p: field_value(obj, p))
 
-        return match, lsel.index_terms()
+        return match, lsel.index_terms() + _field_index_terms(fsel, kind.namespaced)
 
     # ------------------------------------------------------------ managedFields
 
@@ -685,3 +688,15 @@ def _same_body(new: dict[str, Any], old: dict[str, Any]) -> bool:
 
 
 _ABSENT: Any = object()
+
+
+def _field_index_terms(fsel: Any, namespaced: bool) -> list[tuple[str, frozenset[str]]]:
+    """The store index terms of a field selector's exact ``metadata.name`` / ``metadata.namespace``."""
+    out = []
+    name = fsel.exact("metadata.name")
+    if name is not None:
+        out.append((FIELD_NAME, frozenset((name,))))
+    namespace = fsel.exact("metadata.namespace") if namespaced else None
+    if namespace is not None:
+        out.append((FIELD_NAMESPACE, frozenset((namespace,))))
+    return out
