@@ -37,6 +37,8 @@ class BuiltinSpec:
     #: A delete without a propagation policy orphans the dependents (batch/v1 Jobs, for backward
     #: compatibility: ``DefaultGarbageCollectionPolicy``), with a warning.
     orphans_by_default: bool = False
+    #: The discovery categories (``Categories()`` of the kind's REST storage: ``all`` for workloads).
+    categories: tuple[str, ...] = ()
 
 
 BUILTINS: tuple[BuiltinSpec, ...] = (
@@ -46,13 +48,13 @@ BUILTINS: tuple[BuiltinSpec, ...] = (
                 return_deleted_object=True,
                 fields=("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
                         "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"),
-                short_names=("po",)),
+                short_names=("po",), categories=("all",)),
     BuiltinSpec("", "v1", "Secret", "secrets", "io.k8s.api.core.v1.Secret", fields=("type",)),
     BuiltinSpec("", "v1", "ConfigMap", "configmaps", "io.k8s.api.core.v1.ConfigMap", short_names=("cm",)),
     BuiltinSpec("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", "io.k8s.api.core.v1.PersistentVolumeClaim",
-                status=True, short_names=("pvc",)),
+                status=True, return_deleted_object=True, short_names=("pvc",)),
     BuiltinSpec("", "v1", "Service", "services", "io.k8s.api.core.v1.Service", status=True, name_rule="dns1035",
-                short_names=("svc",)),
+                return_deleted_object=True, short_names=("svc",), categories=("all",)),
     BuiltinSpec("", "v1", "ServiceAccount", "serviceaccounts", "io.k8s.api.core.v1.ServiceAccount",
                 return_deleted_object=True, short_names=("sa",)),
     BuiltinSpec("", "v1", "Event", "events", "io.k8s.api.core.v1.Event",
@@ -68,17 +70,18 @@ BUILTINS: tuple[BuiltinSpec, ...] = (
                 "io.k8s.api.rbac.v1.ClusterRoleBinding", namespaced=False),
     BuiltinSpec("coordination.k8s.io", "v1", "Lease", "leases", "io.k8s.api.coordination.v1.Lease"),
     BuiltinSpec("apps", "v1", "Deployment", "deployments", "io.k8s.api.apps.v1.Deployment", status=True,
-                initial_generation=1, short_names=("deploy",), annotations_bump_generation=True),
+                initial_generation=1, short_names=("deploy",), annotations_bump_generation=True,
+                categories=("all",)),
     BuiltinSpec("apps", "v1", "ReplicaSet", "replicasets", "io.k8s.api.apps.v1.ReplicaSet", status=True,
-                initial_generation=1, fields=("status.replicas",), short_names=("rs",)),
+                initial_generation=1, fields=("status.replicas",), short_names=("rs",), categories=("all",)),
     BuiltinSpec("apps", "v1", "StatefulSet", "statefulsets", "io.k8s.api.apps.v1.StatefulSet", status=True,
-                initial_generation=1, short_names=("sts",)),
+                initial_generation=1, short_names=("sts",), categories=("all",)),
     BuiltinSpec("apps", "v1", "DaemonSet", "daemonsets", "io.k8s.api.apps.v1.DaemonSet", status=True,
-                initial_generation=1, short_names=("ds",)),
+                initial_generation=1, short_names=("ds",), categories=("all",)),
     BuiltinSpec("batch", "v1", "Job", "jobs", "io.k8s.api.batch.v1.Job", status=True, initial_generation=1,
-                orphans_by_default=True),
+                orphans_by_default=True, categories=("all",)),
     BuiltinSpec("batch", "v1", "CronJob", "cronjobs", "io.k8s.api.batch.v1.CronJob", status=True, initial_generation=1,
-                short_names=("cj",)),
+                short_names=("cj",), categories=("all",)),
     BuiltinSpec("networking.k8s.io", "v1", "Ingress", "ingresses", "io.k8s.api.networking.v1.Ingress", status=True,
                 initial_generation=1, short_names=("ing",)),
     # no status: networking/v1 NetworkPolicyStatus is gone (its protobuf tag tombstoned); PrepareForCreate sets
@@ -89,7 +92,8 @@ BUILTINS: tuple[BuiltinSpec, ...] = (
                 status=True, initial_generation=1, short_names=("pdb",)),
     BuiltinSpec("apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions",
                 "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
-                namespaced=False, status=True, initial_generation=1, short_names=("crd", "crds")),
+                namespaced=False, status=True, initial_generation=1, short_names=("crd", "crds"),
+                categories=("api-extensions",)),
 )
 
 
@@ -132,7 +136,8 @@ def builtin_kinds() -> list[Kind]:
                 # decoded into Go structs: every field has one JSON type (a CRD's schemas are free-form)
                 extra={"typed": spec.kind != "CustomResourceDefinition",
                        "annotations_bump_generation": spec.annotations_bump_generation,
-                       "orphans_by_default": spec.orphans_by_default},
+                       "orphans_by_default": spec.orphans_by_default,
+                       "categories": list(spec.categories)},
             )
         )
     return out

@@ -97,8 +97,8 @@ class Route:
 
 
 def encode(obj: Any) -> bytes:
-    """Compact JSON, UTF-8."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+    """Compact JSON, UTF-8, ending with a newline: what Go's ``json.Encoder`` (kube-apiserver's serializer) writes."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
 def method_not_allowed() -> ApiError:

@@ -99,7 +99,7 @@ def _warning_header(text: str) -> str:
 
 
 def _event_line(event: WatchEvent) -> bytes:
-    return encode({"type": event.type, "object": event.object}) + b"\n"
+    return encode({"type": event.type, "object": event.object})  # (one line: encode ends it)
 
 
 class _Handler(BaseHTTPRequestHandler):
