@@ -30,7 +30,7 @@ def apply_builtin_defaults(kind: str, obj: JSONDict, base: JSONDict | None = Non
     ``Pending`` and ``status.qosClass`` when absent. Secret: ``type: Opaque``, and ``stringData`` merged into ``data``.
     RoleBinding: the roleRef's and subjects' apiGroups. Namespace: the ``kubernetes.io/metadata.name`` label and ``status.phase:
     Active``. Deployment: replicas, strategy, revisionHistoryLimit, progressDeadlineSeconds and the pod
-    template's spec. ReplicaSet: replicas and the pod template's spec. NetworkPolicy: policy types, ports' protocol. Other kinds: nothing. ``base``: a stored object ``obj`` shares parts with; a
+    template's spec. ReplicaSet: replicas and the pod template's spec. ReplicationController: selector, labels, replicas, template. Node: allocatable. NetworkPolicy: policy types, ports' protocol. Other kinds: nothing. ``base``: a stored object ``obj`` shares parts with; a
     Pod spec that *is* its spec was defaulted when stored and is not walked again.
     """
     if kind == "Pod":
@@ -256,6 +256,31 @@ def _replica_set(obj: JSONDict) -> None:
     _pod_template(spec)
 
 
+def _replication_controller(obj: JSONDict) -> None:
+    """``SetDefaults_ReplicationController`` (core/v1): the template's labels as the selector and the
+    object's labels when those are empty, one replica; the pod template's defaults."""
+    spec = _dict(obj, "spec")
+    template = spec.get("template")
+    labels = (template.get("metadata") or {}).get("labels") if type(template) is dict else None
+    if type(labels) is dict and labels:
+        if not spec.get("selector"):
+            spec["selector"] = dict(labels)
+        meta = _dict(obj, "metadata")
+        if not meta.get("labels"):
+            meta["labels"] = dict(labels)
+    if spec.get("replicas") is None:
+        spec["replicas"] = 1
+    if type(template) is dict:
+        _pod_template(spec)
+
+
+def _node(obj: JSONDict) -> None:
+    """``SetDefaults_NodeStatus``: allocatable is the capacity when not given."""
+    status = obj.get("status")
+    if type(status) is dict and status.get("allocatable") is None and type(status.get("capacity")) is dict:
+        status["allocatable"] = dict(status["capacity"])
+
+
 def _dict(parent: JSONDict, key: str) -> JSONDict:
     v = parent.get(key)
     if type(v) is not dict:
@@ -309,7 +334,18 @@ def _list(parent: JSONDict, key: str) -> list[JSONDict]:
     return [x for x in v if type(x) is dict]
 
 
+def service_account_alias(spec: JSONDict) -> None:
+    """The PodSpec conversions' alias: ``serviceAccountName`` from the deprecated ``serviceAccount`` when
+    empty, and ``serviceAccount`` always written back as ``serviceAccountName`` (both omitted when empty)."""
+    name = spec.get("serviceAccountName") or spec.get("serviceAccount")
+    if name:
+        spec["serviceAccountName"] = spec["serviceAccount"] = name
+    else:
+        spec.pop("serviceAccount", None)
+
+
 def _pod_spec(spec: JSONDict, containers: list[JSONDict], init: list[JSONDict], ephemeral: list[JSONDict]) -> None:
+    service_account_alias(spec)
     if not spec.get("dnsPolicy"):
         spec["dnsPolicy"] = "ClusterFirst"
     if not spec.get("restartPolicy"):
@@ -672,4 +708,6 @@ _BY_KIND: dict[str, Callable[[JSONDict], None]] = {
     "PersistentVolumeClaim": _pvc,
     "ClusterRoleBinding": _role_binding,
     "NetworkPolicy": _network_policy,
+    "ReplicationController": _replication_controller,
+    "Node": _node,
 }

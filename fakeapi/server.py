@@ -171,6 +171,9 @@ class APIServer:
         self.decoded = DecodeCache(check=self.snapshot_guard is not None)
         for k in builtin_kinds():
             self.kinds.register(k)
+        #: Mutating admission plugins a served cluster adds (``fakeapi.http.admission``): each is called
+        #: with the kind and the decoded, defaulted body of every create, before the create strategy.
+        self.admission: list[Callable[[Kind, dict[str, Any]], None]] = []
         self.gc: Any = None
         if garbage_collector:
             from .gc import GarbageCollector
@@ -608,8 +611,11 @@ class APIServer:
             meta["creationTimestamp"] = self.clock.timestamp()
         if kind.namespaced:
             self._check_namespace_open(kind, ns, meta.get("name") or meta.get("generateName") or "")
+        for plugin in self.admission:
+            plugin(kind, obj)
         # strategy: PrepareForCreate
-        status_reset = kind.status_subresource and not (kind.builtin and kind.kind == "Pod")
+        # (the Pod and Node strategies keep a created object's status: kubelets register nodes with theirs)
+        status_reset = kind.status_subresource and not (kind.builtin and kind.kind in ("Pod", "Node"))
         if status_reset:
             obj.pop("status", None)
         self._prepare_for_create(kind, obj)
@@ -763,6 +769,8 @@ class APIServer:
         uid = svc["metadata"].get("uid")
         ips, ports = alloc.in_use(e.obj for e in self.store.table("", "services").candidates(None)
                                   if e.obj["metadata"].get("uid") != uid)
+        if svc["metadata"].get("name") == "kubernetes" and svc["metadata"].get("namespace") == "default":
+            ips.discard(alloc.KUBERNETES_SERVICE_IP)  # (reserved for kube-apiserver's own Service: this one)
         if old_spec is not None:
             alloc.patch_allocated_values(spec, old_spec)
             alloc.normalize_cluster_ips(spec, old_spec)

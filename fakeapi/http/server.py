@@ -23,6 +23,7 @@ import os
 import select
 import shutil
 import socket
+import ssl
 import tempfile
 import threading
 import time
@@ -39,6 +40,9 @@ from .. import errors
 from .rest import DEFAULT_WATCH_TIMEOUT, Request, Response, RestAPI, WatchResponse, encode
 
 if TYPE_CHECKING:
+    from fakeapi.http.cluster import ServedCluster
+    from fakeapi.http.tls import ClusterCA, KeyPair
+
     from ..server import APIServer
     from ..watch import WatchEvent
 
@@ -62,31 +66,52 @@ class Endpoint:
     port: int
     #: A kubeconfig file (cluster, user with a token, context ``fakeapi``, namespace ``default``).
     kubeconfig_path: str
+    #: The controllers, node and clock of the served cluster (``serve(..., cluster=True)``), else None.
+    cluster: ServedCluster | None = None
+    #: The CA that signed the serving certificate, PEM (``serve(..., tls=True)``), else None.
+    ca_pem: bytes | None = None
+    #: The client certificate and key the kubeconfig carries (with TLS), else None.
+    client_cert: KeyPair | None = None
 
     def kubeconfig(self) -> dict[str, Any]:
         """The kubeconfig document as a dict (the content of :attr:`kubeconfig_path`)."""
-        return kubeconfig_document(self.url)
+        return kubeconfig_document(self.url, ca_pem=self.ca_pem, client_cert=self.client_cert)
 
 
-def kubeconfig_document(url: str, *, namespace: str = "default") -> dict[str, Any]:
-    """A kubeconfig for ``url``: plain HTTP, ``insecure-skip-tls-verify``, a token any server accepts."""
+def kubeconfig_document(url: str, *, namespace: str = "default", ca_pem: bytes | None = None,
+                        client_cert: KeyPair | None = None) -> dict[str, Any]:
+    """A kubeconfig for ``url``: a token any server accepts; with ``ca_pem`` (TLS) the CA to trust and,
+    with ``client_cert``, a client certificate too, else ``insecure-skip-tls-verify``."""
+    import base64
+
+    cluster: dict[str, Any] = {"server": url}
+    if ca_pem is not None:
+        cluster["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
+    else:
+        cluster["insecure-skip-tls-verify"] = True
+    user: dict[str, Any] = {"token": KUBECONFIG_TOKEN}
+    if client_cert is not None:
+        user["client-certificate-data"] = base64.b64encode(client_cert.cert_pem).decode()
+        user["client-key-data"] = base64.b64encode(client_cert.key_pem).decode()
     return {
         "apiVersion": "v1",
         "kind": "Config",
         "preferences": {},
-        "clusters": [{"name": KUBECONFIG_NAME, "cluster": {"server": url, "insecure-skip-tls-verify": True}}],
-        "users": [{"name": KUBECONFIG_NAME, "user": {"token": KUBECONFIG_TOKEN}}],
+        "clusters": [{"name": KUBECONFIG_NAME, "cluster": cluster}],
+        "users": [{"name": KUBECONFIG_NAME, "user": user}],
         "contexts": [{"name": KUBECONFIG_NAME,
                       "context": {"cluster": KUBECONFIG_NAME, "user": KUBECONFIG_NAME, "namespace": namespace}}],
         "current-context": KUBECONFIG_NAME,
     }
 
 
-def write_kubeconfig(path: str | os.PathLike[str], url: str, *, namespace: str = "default") -> str:
+def write_kubeconfig(path: str | os.PathLike[str], url: str, *, namespace: str = "default",
+                     ca_pem: bytes | None = None, client_cert: KeyPair | None = None) -> str:
     """Write a kubeconfig for ``url`` to ``path`` (mode 0600) and return the path."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    text = yaml.safe_dump(kubeconfig_document(url, namespace=namespace), sort_keys=False)
+    text = yaml.safe_dump(kubeconfig_document(url, namespace=namespace, ca_pem=ca_pem, client_cert=client_cert),
+                          sort_keys=False)
     fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
@@ -218,7 +243,8 @@ class _Handler(BaseHTTPRequestHandler):
                 ready = bool(p.poll(0))
             else:  # pragma: no cover - non-POSIX
                 ready = bool(select.select([sock], [], [], 0)[0])
-            return ready and sock.recv(1, socket.MSG_PEEK) == b""
+            # (the raw socket's peek: a TLS socket refuses flags, and its pending bytes are still encrypted)
+            return ready and socket.socket.recv(sock, 1, socket.MSG_PEEK) == b""
         except OSError:
             return True
 
@@ -232,7 +258,8 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
 
     def __init__(self, api: APIServer, host: str = "127.0.0.1", port: int = 0, *,
                  bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
-                 watch_timeout: float = DEFAULT_WATCH_TIMEOUT, verbose: bool = False) -> None:
+                 watch_timeout: float = DEFAULT_WATCH_TIMEOUT, verbose: bool = False,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
         if ":" in host:
             self.address_family = socket.AF_INET6
         self.api = api
@@ -243,6 +270,9 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
         self._connections: set[socket.socket] = set()
         self._conn_threads: set[threading.Thread] = set()
         super().__init__((host, port), _Handler)
+        self.tls = ssl_context is not None
+        if ssl_context is not None:  # (the handshake happens in each connection's thread, not in accept)
+            self.socket = ssl_context.wrap_socket(self.socket, server_side=True, do_handshake_on_connect=False)
         bound_host, bound_port = self.server_address[:2]
         self.host = str(bound_host)
         self.port = int(bound_port)
@@ -250,9 +280,9 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        """``http://host:port`` (IPv6 hosts in brackets)."""
+        """``http://host:port`` or ``https://…`` (IPv6 hosts in brackets)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}"
 
     def server_bind(self) -> None:
         """Bind without the reverse DNS lookup ``HTTPServer.server_bind`` makes."""
@@ -277,6 +307,12 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
 
     def _connection_thread(self, request: Any, client_address: Any) -> None:
         try:
+            if isinstance(request, ssl.SSLSocket):
+                try:
+                    request.do_handshake()
+                except (OSError, ValueError):  # (a client that gave up, or spoke plain HTTP)
+                    self.shutdown_request(request)
+                    return
             self.process_request_thread(request, client_address)
         finally:
             with self._conn_lock:
@@ -379,6 +415,9 @@ def serve(
     bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
     watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
     verbose: bool = False,
+    tls: bool = False,
+    cluster: bool | ServedCluster = False,
+    wall_clock: bool = False,
 ) -> Iterator[Endpoint]:
     """Serve ``api``'s Kubernetes REST API over HTTP for the duration of the ``with`` block.
 
@@ -387,18 +426,51 @@ def serve(
     ``namespace``. ``bookmark_interval`` spaces the BOOKMARK events of watches
     that allow them; ``watch_timeout`` is the duration of a watch without
     ``timeoutSeconds``. ``verbose`` logs each request to stderr.
+
+    ``tls``: serve HTTPS with a CA and serving certificate made now (:mod:`fakeapi.http.tls`); the
+    kubeconfig trusts the CA and carries a client certificate besides the token. ``cluster``: run the
+    garbage collector, namespace controller, kubelet and namespace bootstrap beside the server
+    (:class:`~fakeapi.http.cluster.ServedCluster`; or pass one), the clock following wall time when
+    ``wall_clock``, else moved only by ``endpoint.cluster.advance``.
     """
+    ca: ClusterCA | None = None
+    if tls or cluster is True:
+        from fakeapi.http.tls import ClusterCA
+
+        ca = ClusterCA()
+    ctx: ssl.SSLContext | None = None
+    client_cert: KeyPair | None = None
+    if tls and ca is not None:
+        from fakeapi.http.tls import serving_hosts
+
+        ctx = ca.server_context(serving_hosts(host))
+        client_cert = ca.client_pair()
+    served: ServedCluster | None = None
+    if cluster is True:
+        from fakeapi.http.cluster import ServedCluster
+
+        assert ca is not None
+        served = ServedCluster(api, wall_clock=wall_clock, ca_pem=ca.cert_pem.decode())
+    elif cluster is not False:
+        served = cluster
     httpd = FakeAPIHTTPServer(api, host, port, bookmark_interval=bookmark_interval,
-                              watch_timeout=watch_timeout, verbose=verbose)
+                              watch_timeout=watch_timeout, verbose=verbose, ssl_context=ctx)
     tmpdir: str | None = None
     try:
         if kubeconfig_path is None:
             tmpdir = tempfile.mkdtemp(prefix="fakeapi-")
             kubeconfig_path = os.path.join(tmpdir, "kubeconfig")
-        path = write_kubeconfig(kubeconfig_path, httpd.url, namespace=namespace)
+        ca_pem = ca.cert_pem if ctx is not None and ca is not None else None
+        path = write_kubeconfig(kubeconfig_path, httpd.url, namespace=namespace, ca_pem=ca_pem,
+                                client_cert=client_cert)
+        if served is not None:
+            served.start()
         httpd.start()
-        yield Endpoint(url=httpd.url, host=httpd.host, port=httpd.port, kubeconfig_path=path)
+        yield Endpoint(url=httpd.url, host=httpd.host, port=httpd.port, kubeconfig_path=path, cluster=served,
+                       ca_pem=ca_pem, client_cert=client_cert)
     finally:
         httpd.close()
+        if served is not None:
+            served.stop()
         if tmpdir is not None:
             shutil.rmtree(tmpdir, ignore_errors=True)
