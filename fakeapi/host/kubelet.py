@@ -30,6 +30,10 @@ What it models (docs/HOST.md "The kubelet"):
   through the ``pods/binding`` subresource (actor ``default-scheduler``) as soon as
   the kubelet sees it, so deletions of started pods are graceful as on a real node.
 
+* **Logs.** :meth:`Kubelet.write_log` records a line a container wrote (a simulator's
+  runner writes one per job); :meth:`Kubelet.read_log` gives them back with their times
+  (what ``pods/log`` serves). A pod's logs go when the pod is deleted.
+
 Not modelled: init containers, probes, images, pod IPs.
 """
 
@@ -125,6 +129,8 @@ class Kubelet:
         self._unbound: set[Key] = set()
         #: The node every pod is bound to.
         self.node_name = "fakeapi-node"
+        #: What each container wrote: (namespace, pod, container) -> [(time, line)].
+        self.logs: dict[tuple[str, str, str], list[tuple[datetime, str]]] = {}
         self._watch: Any = None
         self._rv = -1
         self._sync()  # list and watch pods from the start, as a node does when it registers
@@ -154,6 +160,8 @@ class Kubelet:
                 self._deleting.discard(key)
                 self._unbound.discard(key)
                 self._started.discard(meta.get("uid", ""))
+                for log_key in [k for k in self.logs if k[:2] == key]:
+                    del self.logs[log_key]
             elif ev.type == "ERROR":
                 self._watch = None  # list again next time
                 self._rv = -1
@@ -287,6 +295,16 @@ class Kubelet:
         out: Obj = self.api.patch("Pod", key[1], body, namespace=key[0], patch_type="strategic",
                                   subresource="status", actor=self.name, shared=shared, go_encoded=True)
         return out
+
+    def write_log(self, namespace: str, name: str, container: str, text: str) -> None:
+        """Record that ``container`` of the pod wrote ``text`` (one entry per line), at the clock's time."""
+        now = self.clock.now()
+        entries = self.logs.setdefault((namespace, name, container), [])
+        entries.extend((now, line) for line in text.splitlines())
+
+    def read_log(self, namespace: str, name: str, container: str) -> list[tuple[datetime, str]]:
+        """The lines ``container`` of the pod wrote, with their times, oldest first."""
+        return list(self.logs.get((namespace, name, container), ()))
 
     def exit(self, namespace: str, name: str, container: str, code: int) -> Obj:
         """End ``container`` of the pod with exit ``code``; returns the pod after the status write.

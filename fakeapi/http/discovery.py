@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..kinds import Kind, KindRegistry
+from . import subresources
 
 #: The verbs of a resource served with every REST verb (what kube-apiserver lists for CRs).
 RESOURCE_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
@@ -76,7 +77,7 @@ def api_versions(server_address: str) -> dict[str, Any]:
 
 
 def _group_versions(kinds: list[Kind]) -> dict[str, list[str]]:
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, list[str]] = {g: list(vs) for g, vs in subresources.review_groups().items()}
     for k in kinds:
         if not k.group:
             continue
@@ -130,7 +131,8 @@ def api_resource_list(registry: KindRegistry, group: str, version: str) -> dict[
     (``pods/status``, ``namespaces/finalize``) with their own verbs.
     """
     kinds = [k for k in registry.all() if k.group == group and k.version == version]
-    if not kinds and group:
+    reviews = subresources.review_resources(group, version)
+    if not kinds and not reviews and group:
         return None
     resources: list[dict[str, Any]] = []
     for k in sorted(kinds, key=lambda k: k.plural):
@@ -145,6 +147,8 @@ def api_resource_list(registry: KindRegistry, group: str, version: str) -> dict[
             resources.append(_resource(k, f"{k.plural}/finalize", ["update"], singular=""))
         if k.status_subresource:
             resources.append(_resource(k, f"{k.plural}/status", STATUS_VERBS, singular=""))
+        resources.extend(subresources.subresource_entries(k))
+    resources.extend(reviews)
     return {
         "kind": "APIResourceList",
         "apiVersion": "v1",

@@ -36,7 +36,7 @@ from .. import errors
 from ..errors import ApiError, Cause
 from ..jsonutil import go_json_type as _json_type
 from ..kinds import Kind
-from . import discovery, openapi_docs
+from . import discovery, openapi_docs, subresources
 
 if TYPE_CHECKING:
     from ..server import APIServer
@@ -193,6 +193,8 @@ class RestAPI:
         #: ``host:port`` reported in ``/api``'s serverAddressByClientCIDRs.
         self.server_address = server_address
         self.watch_timeout = watch_timeout
+        #: pods/log, pods/eviction, serviceaccounts/token, scale, CSR approval (:mod:`fakeapi.http.subresources`).
+        self.subresources = subresources.KindSubresources(api)
 
     # ----------------------------------------------------------------- entry
 
@@ -259,7 +261,25 @@ class RestAPI:
             if listing is None or (not group and version != "v1"):
                 raise errors.resource_not_found()
             return self._document(req, listing)
+        reviewed = self._review(req, group, version, rest)
+        if reviewed is not None:
+            return reviewed
         return self._route(group, version, rest)
+
+    def _review(self, req: Request, group: str, version: str, rest: list[str]) -> Response | None:
+        """A review resource (TokenReview, the access reviews): created and answered, never stored."""
+        namespace = None
+        if len(rest) == 3 and rest[0] == "namespaces":
+            namespace, rest = rest[1], rest[2:]
+        if len(rest) != 1 or (group, version, rest[0]) not in subresources.REVIEWS:
+            return None
+        _, namespaced = subresources.REVIEWS[(group, version, rest[0])]
+        if namespaced != (namespace is not None):
+            raise errors.resource_not_found()
+        if req.method != "POST":
+            raise method_not_allowed()
+        out = subresources.review(self.api, group, version, rest[0], namespace, decode_body(req), req.headers)
+        return Response(201, encode(out))
 
     def _document(self, req: Request, doc: dict[str, Any]) -> Response:
         if req.method != "GET":
@@ -313,6 +333,8 @@ class RestAPI:
         sub = route.subresource
         if sub is not None:
             self._check_subresource(route, m)
+            if sub not in ("status", "finalize"):
+                return self._subresource(req, route)
         if m == "GET":
             return self._get(req, route)
         if m == "PUT":
@@ -327,6 +349,8 @@ class RestAPI:
 
     def _check_subresource(self, route: Route, method: str) -> None:
         kind, sub = route.kind, route.subresource
+        if sub is not None and subresources.serves(kind, sub):
+            return
         if sub == "status":
             if not kind.status_subresource:
                 # §3: every verb on /status of a kind without the subresource is "R name not found"
@@ -337,6 +361,15 @@ class RestAPI:
                 raise method_not_allowed()
             return
         raise errors.resource_not_found()
+
+    def _subresource(self, req: Request, route: Route) -> Response:
+        content_type = req.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        code, out, media = self.subresources.serve(req.method, route.kind, route.namespace, route.name or "",
+                                                   route.subresource or "", req.query, req.body, content_type,
+                                                   self._actor(req))
+        if media == "text/plain":
+            return Response(code, str(out).encode(), content_type="text/plain")
+        return self._ok(code, out)
 
     def _actor(self, req: Request) -> str:
         manager = _first(req.query, "fieldManager")

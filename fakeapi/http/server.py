@@ -464,6 +464,8 @@ def serve(
         path = write_kubeconfig(kubeconfig_path, httpd.url, namespace=namespace, ca_pem=ca_pem,
                                 client_cert=client_cert)
         if served is not None:
+            if served.host.kubelet is not None:
+                httpd.rest.subresources.logs = served.host.kubelet.read_log
             served.start()
         httpd.start()
         yield Endpoint(url=httpd.url, host=httpd.host, port=httpd.port, kubeconfig_path=path, cluster=served,
