@@ -54,6 +54,12 @@ NODE_ACTOR = "kubelet"
 NODE_CAPACITY = {"cpu": "4", "memory": "16Gi", "pods": "110", "ephemeral-storage": "100Gi"}
 
 
+def _version() -> str:
+    from fakeapi.http.discovery import kubernetes_version
+
+    return "v{}.{}.{}".format(*kubernetes_version())
+
+
 def node_object(name: str, now: str) -> Obj:
     """The Node a kubelet registers for ``name``: capacity, allocatable, the four healthy conditions, Ready."""
     def cond(ctype: str, status: str, reason: str, message: str) -> Obj:
@@ -78,7 +84,7 @@ def node_object(name: str, now: str) -> Obj:
             "addresses": [{"type": "InternalIP", "address": "10.0.0.2"}, {"type": "Hostname", "address": name}],
             "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
             "nodeInfo": {"machineID": "", "systemUUID": "", "bootID": "", "kernelVersion": "",
-                         "osImage": "fakeapi", "containerRuntimeVersion": "fakeapi://0", "kubeletVersion": "",
+                         "osImage": "fakeapi", "containerRuntimeVersion": "fakeapi://0", "kubeletVersion": _version(),
                          "kubeProxyVersion": "", "operatingSystem": "linux", "architecture": "amd64"},
         },
     }

@@ -25,7 +25,7 @@ store and one resourceVersion sequence.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -36,7 +36,7 @@ from .. import errors
 from ..errors import ApiError, Cause
 from ..jsonutil import go_json_type as _json_type
 from ..kinds import Kind
-from . import discovery, openapi_docs, subresources
+from . import discovery, openapi_docs, subresources, tables
 
 if TYPE_CHECKING:
     from ..server import APIServer
@@ -81,6 +81,8 @@ class WatchResponse:
     #: The client asked for ``allowWatchBookmarks``: periodic (and final) BOOKMARK events are allowed.
     bookmarks: bool
     warnings: list[str] = field(default_factory=list)
+    #: Turns each event's object into what the client asked for (a Table), or None: sent as stored.
+    convert: Callable[[Any], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -231,6 +233,12 @@ class RestAPI:
             return self._document(req, discovery.api_versions(self.server_address))
         if path == "/apis":
             return self._document(req, discovery.api_group_list(registry))
+        if path == "/openapi/v2":
+            accept = req.headers.get("accept", "")
+            if accept and not any(m in accept for m in ("application/json", "*/*")):
+                raise ApiError(errors.status_body(406, "NotAcceptable", (
+                    "only the following media types are accepted: application/json")))
+            return self._document(req, openapi_docs.v2_document(registry))
         if path == "/openapi/v3":
             return self._document(req, openapi_docs.index(registry))
         if path.startswith("/openapi/v3/"):
@@ -428,7 +436,23 @@ class RestAPI:
     def _get(self, req: Request, route: Route) -> Response:
         obj = self.api.get(self._ref(route), route.name or "", route.namespace,
                            resource_version=_first(req.query, "resourceVersion") or None, actor=self._actor(req))
+        if tables.wants_table(req.headers.get("accept", "")):
+            return self._ok(200, self._table(req, route, [obj], {"resourceVersion": obj["metadata"].get(
+                "resourceVersion", "")}))
         return self._ok(200, obj)
+
+    def _table(self, req: Request, route: Route, items: list[dict[str, Any]], list_meta: dict[str, Any],
+               *, columns: bool = True) -> dict[str, Any]:
+        """``items`` as a meta.k8s.io/v1 Table (:mod:`fakeapi.http.tables`)."""
+        kind = route.kind
+        crd = None
+        if not kind.builtin and kind.crd_name:
+            try:
+                crd = self.api.get("CustomResourceDefinition", kind.crd_name, actor="kube-apiserver", shared=True)
+            except ApiError:
+                crd = None
+        return tables.table(kind, items, now=self.api.clock.now(), crd=crd, list_meta=list_meta,
+                            include=_first(req.query, "includeObject") or "", columns=columns)
 
     def _list_args(self, req: Request, route: Route) -> dict[str, Any]:
         q = req.query
@@ -448,6 +472,8 @@ class RestAPI:
             send_initial_events=query_bool(q, "sendInitialEvents"),
             actor=self._actor(req),
         )
+        if tables.wants_table(req.headers.get("accept", "")):
+            return self._ok(200, self._table(req, route, obj.get("items") or [], obj.get("metadata") or {}))
         return self._ok(200, obj)
 
     def _watch(self, req: Request, route: Route) -> WatchResponse:
@@ -467,8 +493,22 @@ class RestAPI:
             send_initial_events=query_bool(q, "sendInitialEvents"),
             actor=self._actor(req),
         )
+        convert = None
+        if tables.wants_table(req.headers.get("accept", "")):
+            first = [True]
+
+            def convert(obj: Any) -> Any:
+                if not isinstance(obj, dict) or obj.get("kind") == "Status":
+                    return obj
+                if (obj.get("metadata") or {}).get("name") is None:  # a BOOKMARK: its metadata as a Table's
+                    return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": obj.get("metadata") or {},
+                            "rows": []}
+                out = self._table(req, route, [obj], {"resourceVersion": obj["metadata"].get("resourceVersion", "")},
+                                  columns=first[0])
+                first[0] = False
+                return out
         return WatchResponse(w, float(timeout) if timeout and timeout > 0 else self.watch_timeout, bookmarks,
-                             warnings=self.api.last_warnings)
+                             warnings=self.api.last_warnings, convert=convert)
 
     def _create(self, req: Request, route: Route) -> Response:
         obj = self._object_body(req, route)

@@ -123,8 +123,9 @@ def _warning_header(text: str) -> str:
     return "299 - " + json.dumps(text, ensure_ascii=True)
 
 
-def _event_line(event: WatchEvent) -> bytes:
-    return encode({"type": event.type, "object": event.object})  # (one line: encode ends it)
+def _event_line(event: WatchEvent, convert: Callable[[Any], Any] | None = None) -> bytes:
+    obj = event.object if convert is None else convert(event.object)
+    return encode({"type": event.type, "object": obj})  # (one line: encode ends it)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -342,7 +343,7 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
                 events = w.poll(copy=False)
             while True:
                 if events:
-                    write(b"".join(_event_line(e) for e in events))
+                    write(b"".join(_event_line(e, resp.convert) for e in events))
                     if any(e.type == "ERROR" for e in events):
                         return True
                 now = time.monotonic()
@@ -374,7 +375,7 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
             bm = resp.watch.bookmark()
         if bm is not None:
             events.append(bm)
-        return b"".join(_event_line(e) for e in events)
+        return b"".join(_event_line(e, resp.convert) for e in events)
 
     # -------------------------------------------------------------- lifecycle
 
