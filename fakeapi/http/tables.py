@@ -396,7 +396,7 @@ def table(kind: Kind, items: list[Obj], *, now: datetime, crd: Obj | None = None
     for o in items:
         row: Obj = {"cells": cells(o)}
         if include == "Object":
-            row["object"] = o
+            row["object"] = {"apiVersion": kind.api_version, "kind": kind.kind, **o}  # (list items lack them)
         elif include != "None":
             row["object"] = {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
                              "metadata": o.get("metadata") or {}}
