@@ -36,7 +36,7 @@ from .. import errors
 from ..errors import ApiError, Cause
 from ..jsonutil import go_json_type as _json_type
 from ..kinds import Kind
-from . import discovery, openapi_docs, subresources, tables
+from . import discovery, openapi_docs, protobuf, subresources, tables
 
 if TYPE_CHECKING:
     from ..server import APIServer
@@ -83,6 +83,9 @@ class WatchResponse:
     warnings: list[str] = field(default_factory=list)
     #: Turns each event's object into what the client asked for (a Table), or None: sent as stored.
     convert: Callable[[Any], Any] | None = None
+    #: Encodes one event (type, object) as a protobuf frame, or None: JSON lines.
+    frame: Callable[[str, Any], bytes] | None = None
+    content_type: str = JSON_TYPE
 
 
 @dataclass(frozen=True)
@@ -131,14 +134,17 @@ _JSONCompatibleLoader.yaml_implicit_resolvers = {
 }
 
 #: Request body media types the server decodes (anything else is 415).
-BODY_MEDIA_TYPES = ["application/json", "application/yaml"]
+BODY_MEDIA_TYPES = ["application/json", "application/yaml", protobuf.MEDIA_TYPE]
 
 
-def decode_body(req: Request) -> Any:
-    """An object body by its Content-Type: JSON (also when absent), or YAML; 415 otherwise."""
+def decode_body(req: Request, api_version: str = "", kind: str = "") -> Any:
+    """An object body by its Content-Type: JSON (also when absent), YAML, or protobuf (built-in kinds;
+    ``api_version``/``kind`` when its envelope names none); 415 otherwise."""
     ctype = req.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if ctype in ("", "application/json", "*/*"):
         return decode_json(req.body)
+    if ctype == protobuf.MEDIA_TYPE:
+        return protobuf.decode(req.body, api_version, kind)
     if ctype in ("application/yaml", "application/x-yaml", "text/yaml"):
         try:
             return yaml.load(req.body, Loader=_JSONCompatibleLoader)  # a SafeLoader subclass
@@ -203,12 +209,32 @@ class RestAPI:
     def handle(self, req: Request) -> Response | WatchResponse:
         """Serve one request. Never raises: failures become ``metav1.Status`` responses."""
         try:
-            return self._handle(req)
+            return self._negotiate(req, self._handle(req))
         except ApiError as e:
-            return Response(e.code, encode(e.status), warnings=self.api.last_warnings)
+            return self._negotiate(req, Response(e.code, encode(e.status), warnings=self.api.last_warnings))
         except Exception as e:  # a bug or an injected crash: a 500 Status, as the real server answers
             err = errors.internal(f"Internal error occurred: {type(e).__name__}: {e}")
             return Response(500, encode(err.status))
+
+    def _negotiate(self, req: Request, resp: Response | WatchResponse) -> Response | WatchResponse:
+        """The protobuf form of a JSON answer when the client prefers it and the kind has a message."""
+        if not protobuf.accepts(req.headers.get("accept", "")):
+            return resp
+        if isinstance(resp, WatchResponse):
+            if resp.convert is None:
+                resp.frame = protobuf.watch_frame
+                resp.content_type = protobuf.WATCH_MEDIA_TYPE
+            return resp
+        if resp.content_type != JSON_TYPE or not resp.body:
+            return resp
+        try:
+            obj = json.loads(resp.body)
+            data = protobuf.encode(obj) if isinstance(obj, dict) else None
+        except Exception:  # (an answer with no protobuf form is sent as JSON, which every client reads)
+            return resp
+        if data is None:
+            return resp
+        return Response(resp.code, data, content_type=protobuf.MEDIA_TYPE, warnings=resp.warnings)
 
     def _handle(self, req: Request) -> Response | WatchResponse:
         with self.api.lock:  # kinds come and go with CRDs: read the registry consistently
@@ -372,8 +398,11 @@ class RestAPI:
 
     def _subresource(self, req: Request, route: Route) -> Response:
         content_type = req.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        body = req.body
+        if content_type == protobuf.MEDIA_TYPE and body:  # (their answers are JSON-built: the body too)
+            body, content_type = encode(protobuf.decode(body)), JSON_TYPE
         code, out, media = self.subresources.serve(req.method, route.kind, route.namespace, route.name or "",
-                                                   route.subresource or "", req.query, req.body, content_type,
+                                                   route.subresource or "", req.query, body, content_type,
                                                    self._actor(req))
         if media == "text/plain":
             return Response(code, str(out).encode(), content_type="text/plain")
@@ -396,7 +425,7 @@ class RestAPI:
 
     def _object_body(self, req: Request, route: Route) -> dict[str, Any]:
         """Decode a create/update body; default its apiVersion/kind to the URL's (§2.1)."""
-        obj = decode_body(req)
+        obj = decode_body(req, route.kind.api_version, route.kind.kind)
         kind = route.kind
         if not isinstance(obj, dict):
             raise errors.bad_request(
@@ -573,7 +602,9 @@ class RestAPI:
         if "dryRun" in q:
             opts["dryRun"] = list(q["dryRun"])
         if req.body.strip():
-            body = decode_json(req.body)
+            ctype = req.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+            body = protobuf.decode(req.body, "v1", "DeleteOptions") if ctype == protobuf.MEDIA_TYPE else (
+                decode_json(req.body))
             if not isinstance(body, dict):
                 raise errors.bad_request(
                     f"json: cannot unmarshal {_json_type(body)} into Go value of type v1.DeleteOptions")

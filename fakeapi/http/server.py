@@ -123,8 +123,10 @@ def _warning_header(text: str) -> str:
     return "299 - " + json.dumps(text, ensure_ascii=True)
 
 
-def _event_line(event: WatchEvent, convert: Callable[[Any], Any] | None = None) -> bytes:
-    obj = event.object if convert is None else convert(event.object)
+def _event_line(event: WatchEvent, resp: WatchResponse) -> bytes:
+    obj = event.object if resp.convert is None else resp.convert(event.object)
+    if resp.frame is not None:
+        return resp.frame(event.type, obj)
     return encode({"type": event.type, "object": obj})  # (one line: encode ends it)
 
 
@@ -216,7 +218,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _stream(self, resp: WatchResponse) -> None:
         self.send_response(200)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", resp.content_type)
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Cache-Control", "no-cache, private")
         for w in resp.warnings:
@@ -343,7 +345,7 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
                 events = w.poll(copy=False)
             while True:
                 if events:
-                    write(b"".join(_event_line(e, resp.convert) for e in events))
+                    write(b"".join(_event_line(e, resp) for e in events))
                     if any(e.type == "ERROR" for e in events):
                         return True
                 now = time.monotonic()
@@ -375,7 +377,7 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
             bm = resp.watch.bookmark()
         if bm is not None:
             events.append(bm)
-        return b"".join(_event_line(e, resp.convert) for e in events)
+        return b"".join(_event_line(e, resp) for e in events)
 
     # -------------------------------------------------------------- lifecycle
 
