@@ -75,6 +75,12 @@ def _descriptor(full_name: str) -> Any:
         return None
 
 
+def _repeated(f: Any) -> bool:
+    """A repeated field (``is_repeated`` in protobuf 6+, where ``label`` is gone; ``label`` before)."""
+    flag = getattr(f, "is_repeated", None)
+    return bool(flag) if flag is not None else f.label == 3  # (LABEL_REPEATED)
+
+
 @lru_cache(maxsize=4096)
 def _inline(desc: Any) -> frozenset[str]:
     """The fields of a message that Go embeds with ``json:",inline"`` (``IngressRule.ingressRuleValue``,
@@ -88,7 +94,7 @@ def _inline(desc: Any) -> frozenset[str]:
         props = definitions()["io.k8s." + desc.full_name[len("k8s.io."):]].get("properties") or {}
     except KeyError:
         return frozenset()
-    return frozenset(f.name for f in desc.fields if f.type == F.TYPE_MESSAGE and not f.is_repeated
+    return frozenset(f.name for f in desc.fields if f.type == F.TYPE_MESSAGE and not _repeated(f)
                      and f.name not in props and any(g.name in props for g in f.message_type.fields))
 
 
@@ -232,7 +238,7 @@ def _set_field(msg: Any, f: Any, v: Any, path: str) -> None:
             else:
                 target[k] = _scalar(vf, x, f"{path}[{k}]")
         return
-    if f.is_repeated:
+    if _repeated(f):
         if not isinstance(v, list):
             raise _bad(f"{path}: a list")
         target = getattr(msg, f.name)
@@ -289,7 +295,7 @@ def to_json(msg: Any) -> Any:
         elif f.type == F.TYPE_MESSAGE and f.message_type.GetOptions().map_entry:
             vf = f.message_type.fields_by_name["value"]
             out[f.name] = {k: (to_json(x) if vf.type == F.TYPE_MESSAGE else _json_scalar(vf, x)) for k, x in v.items()}
-        elif f.is_repeated:
+        elif _repeated(f):
             out[f.name] = [to_json(x) if f.type == F.TYPE_MESSAGE else _json_scalar(f, x) for x in v]
         elif f.type == F.TYPE_MESSAGE:
             out[f.name] = to_json(v)
