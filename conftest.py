@@ -7,7 +7,7 @@ source checkout that was not pip-installed), load the plugin from here so
 ``pytest`` still collects the fixtures.
 
 The project's own run checks, in every server it makes, that stored snapshots are
-never mutated (``FAKEAPI_CHECK_SNAPSHOTS``, see fakeapi/snapshots.py): the write path
+never mutated (``FAKEAPI_CHECK_SNAPSHOTS``, see fakeapi/codec/snapshots.py): the write path
 shares what it does not change, and a mutation anywhere would corrupt history.
 """
 
@@ -23,9 +23,9 @@ if not any(ep.value == "fakeapi.harness.plugin" for ep in entry_points(group="py
 
 
 def pytest_runtest_teardown(item: object) -> None:
-    """Fail a test that changed the shared empty field set (fakeapi.fieldpath.EMPTY, the node of
+    """Fail a test that changed the shared empty field set (fakeapi.machinery.fieldpath.EMPTY, the node of
     every leaf of every managedFields set): sets are values, and a change there changes them all."""
-    from fakeapi import fieldpath
+    from fakeapi.machinery import fieldpath
 
     if fieldpath.EMPTY:
         bad = dict(fieldpath.EMPTY)

@@ -109,7 +109,7 @@ def ms(xs: list[float]) -> str:
 
 def per_case(repeat: int) -> None:
     from fakeapi.host import Host
-    from fakeapi.server import APIServer
+    from fakeapi.server.apiserver import APIServer
 
     case = load_text(SMALL_CASE, "bench.yaml")[0]
     assert run_case(case).passed

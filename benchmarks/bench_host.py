@@ -25,9 +25,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
-from fakeapi.errors import ApiError, is_not_found
 from fakeapi.host import Context, Host, Request, Result, predicates
-from fakeapi.server import APIServer
+from fakeapi.machinery.errors import ApiError, is_not_found
+from fakeapi.server.apiserver import APIServer
 
 WIDGET_CRD: dict[str, Any] = {
     "apiVersion": "apiextensions.k8s.io/v1",

@@ -51,7 +51,7 @@ WATCH_BOUND = 600.0  # seconds: the longest the watch may wait for its last even
 
 def _fakeapi_server(conn: Connection) -> None:
     from fakeapi.http import serve
-    from fakeapi.server import APIServer
+    from fakeapi.server.apiserver import APIServer
 
     api = APIServer()
     api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})

@@ -18,9 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from samples import POD
 
-from fakeapi import openapi
-from fakeapi.gomodel import builtin_go_type, go_roundtrip, go_type_from_structural
-from fakeapi.schema import CompiledSchema
+from fakeapi.codec.gomodel import builtin_go_type, go_roundtrip, go_type_from_structural
+from fakeapi.machinery import openapi
+from fakeapi.schema.compiled import CompiledSchema
 
 CR_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -9,10 +9,16 @@ predicates, :class:`FaultRule` / :class:`ControllerCrash`, :class:`Kind`, and
 
 from __future__ import annotations
 
-from .buildinfo import warn_if_stale
-from .client import Client
-from .clock import Clock, parse_duration
-from .errors import (
+# (importing fakeapi.controllers and fakeapi.http registers the garbage collector and the HTTP
+# front end with the server: see fakeapi.server.hooks)
+import fakeapi.controllers
+import fakeapi.http
+from fakeapi.buildinfo import warn_if_stale
+from fakeapi.codec.gomodel import GoType, go_roundtrip, go_type_from_structural
+from fakeapi.codec.semantic import semantic_equal
+from fakeapi.host.client import Client
+from fakeapi.host.cluster import ServedCluster as _ServedCluster
+from fakeapi.machinery.errors import (
     ApiError,
     Cause,
     is_already_exists,
@@ -24,12 +30,13 @@ from .errors import (
     is_not_found,
     is_too_many_requests,
 )
-from .faults import ControllerCrash, FaultRule
-from .gomodel import GoType, go_roundtrip, go_type_from_structural
-from .kinds import Kind
-from .semantic import semantic_equal
-from .server import APIServer
-from .watch import ADDED, BOOKMARK, DELETED, ERROR, MODIFIED, Watch, WatchEvent
+from fakeapi.registry.kinds import Kind
+from fakeapi.server.apiserver import APIServer
+from fakeapi.server.clock import Clock, parse_duration
+from fakeapi.server.faults import ControllerCrash, FaultRule
+from fakeapi.server.watch import ADDED, BOOKMARK, DELETED, ERROR, MODIFIED, Watch, WatchEvent
+
+fakeapi.http.server.register_cluster(_ServedCluster)  # (serve(cluster=True): http may not import host)
 
 __all__ = [
     "ADDED",

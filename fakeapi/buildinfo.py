@@ -16,10 +16,11 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def _extensions(directory: Path) -> dict[str, Path]:
-    """Module name -> extension file, for the top-level modules of a package built as extensions."""
+    """Dotted module name (below the package) -> extension file, for every module of the package,
+    in subpackages too, built as an extension."""
     out: dict[str, Path] = {}
     try:
-        entries = list(directory.iterdir())
+        entries = sorted(directory.rglob("*"))
     except OSError:  # (a zipped install: nothing compiled)
         return out
     for p in entries:
@@ -27,7 +28,7 @@ def _extensions(directory: Path) -> dict[str, Path]:
             if p.name.endswith(suffix):
                 stem = p.name[: -len(suffix)]
                 if not stem.endswith("__mypyc"):  # (mypyc's runtime library beside each module)
-                    out[stem] = p
+                    out[".".join((*p.parent.relative_to(directory).parts, stem))] = p
                 break
     return out
 
@@ -47,7 +48,7 @@ def stale_modules(directory: Path = PACKAGE_DIR) -> list[str]:
         return []
     out = []
     for name, ext in _extensions(directory).items():
-        src = ext.with_name(name + ".py")
+        src = ext.with_name(name.rpartition(".")[2] + ".py")
         try:
             if src.stat().st_mtime > ext.stat().st_mtime:
                 out.append(f"fakeapi.{name}")
@@ -70,5 +71,5 @@ def warn_if_stale(directory: Path = PACKAGE_DIR) -> None:
     if stale:
         warnings.warn(
             f"fakeapi: {', '.join(stale)} changed after they were compiled, and the compiled (old) code "
-            "runs: build again (FAKEAPI_MYPYC=1 pip install -e .) or delete fakeapi/*.so for pure Python",
+            "runs: build again (FAKEAPI_MYPYC=1 pip install -e .) or delete fakeapi/**/*.so for pure Python",
             RuntimeWarning, stacklevel=2)

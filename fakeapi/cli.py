@@ -161,10 +161,10 @@ def _indent(text: str, pad: str = "    ") -> str:
 
 def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """``fakeapi run``: run the cases, print a line each and a summary; the exit status."""
-    from .harness.loader import LoadError, load_file
-    from .harness.report import render_failure, summary_line
-    from .harness.robustness import plan_variants
-    from .harness.runner import run_case
+    from fakeapi.harness.loader import LoadError, load_file
+    from fakeapi.harness.report import render_failure, summary_line
+    from fakeapi.harness.robustness import plan_variants
+    from fakeapi.harness.runner import run_case
 
     out = out or sys.stdout
     paths = args.paths or (["fixtures"] if Path("fixtures").is_dir() else ["."])
@@ -224,9 +224,9 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def _timeline(paths: list[str], wanted: str, out: TextIO) -> int:
-    from .harness.loader import LoadError, load_file
-    from .harness.report import render_failure, summary_line
-    from .harness.runner import run_case
+    from fakeapi.harness.loader import LoadError, load_file
+    from fakeapi.harness.report import render_failure, summary_line
+    from fakeapi.harness.runner import run_case
 
     matches = []
     for f in fixture_files(paths):
@@ -265,7 +265,7 @@ def _add_schema_arguments(p: argparse.ArgumentParser) -> None:
 
 def schema_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """``fakeapi schema``: write the fixture JSON Schema."""
-    from .harness.formatschema import schema_text
+    from fakeapi.harness.formatschema import schema_text
 
     text = schema_text(bundles=args.bundles)
     if args.output == "-":
@@ -283,7 +283,7 @@ register_subcommand("run", _add_run_arguments, run_command, "run fixture cases w
 register_subcommand("schema", _add_schema_arguments, schema_command, "write the JSON Schema of the fixture format")
 
 # `fakeapi serve` (issue 7, fakeapi over HTTP): defined in fakeapi/serve_cmd.py.
-from . import serve_cmd as _serve_cmd  # noqa: E402
+from fakeapi import serve_cmd as _serve_cmd  # noqa: E402
 
 register_subcommand("serve", _serve_cmd.add_arguments, _serve_cmd.run, _serve_cmd.SERVE_HELP)
 

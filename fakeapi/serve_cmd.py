@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from .errors import ApiError
+from fakeapi.machinery.errors import ApiError
 
 if TYPE_CHECKING:
-    from .server import APIServer
+    from fakeapi.server.apiserver import APIServer
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 #: The one-line help of the subcommand.
@@ -110,7 +110,7 @@ def load(api: APIServer, objects: Sequence[dict[str, Any]]) -> tuple[int, int]:
 
     A Namespace that already exists is left as it is; a namespace named by an
     object but missing is created first. Any other failure raises the
-    :class:`~fakeapi.errors.ApiError`.
+    :class:`~fakeapi.machinery.errors.ApiError`.
     """
     crds = [o for o in objects if _is_crd(o)]
     namespaces = [o for o in objects if _is_namespace(o)]
@@ -155,9 +155,9 @@ def follow_wall_clock(api: APIServer, stop: threading.Event, interval: float = 0
 
 def run(args: argparse.Namespace) -> int:
     """Load the manifests, serve, print the URL and kubeconfig path, block until interrupted."""
-    from .clock import Clock
-    from .http import serve
-    from .server import APIServer
+    from fakeapi.http import serve
+    from fakeapi.server.apiserver import APIServer
+    from fakeapi.server.clock import Clock
 
     virtual = getattr(args, "virtual_clock", False)
     api = APIServer() if virtual else APIServer(clock=Clock(datetime.now(UTC)))

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakeapi.errors import ApiError, is_not_found
 from fakeapi.host.predicates import resource_version_changed
+from fakeapi.machinery.errors import ApiError, is_not_found
 
 from . import constants as c
 from .actions_service import ActionsService
@@ -294,7 +294,7 @@ class AutoscalingRunnerSetReconciler:
 
 def listener_spec_drift(listener: Obj, desired: Obj) -> bool:
     """True when a listener's spec differs (Go semantic equality) from the one the ARS asks for."""
-    from fakeapi.semantic import semantic_equal
+    from fakeapi.codec.semantic import semantic_equal
 
     from .gotypes import listener_spec_type
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from fakeapi.clock import parse_duration
 from fakeapi.harness.bundles import Bundle, OpContext
+from fakeapi.server.clock import parse_duration
 
 from . import constants as c
 from .actions_service import ActionsService

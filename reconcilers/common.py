@@ -6,9 +6,9 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from fakeapi.clock import parse_time
-from fakeapi.errors import ApiError, is_not_found
-from fakeapi.jsonutil import fast_copy
+from fakeapi.machinery.errors import ApiError, is_not_found
+from fakeapi.machinery.jsonutil import fast_copy
+from fakeapi.server.clock import parse_time
 
 from . import constants as c
 from .resourcebuilder import EMPTY, is_controlled_by, meta
@@ -24,7 +24,7 @@ SHARED_READS = True
 
 
 class ClientLike(Protocol):
-    """The part of :class:`fakeapi.client.Client` the controllers use."""
+    """The part of :class:`fakeapi.host.client.Client` the controllers use."""
 
     def get(self, kind: str, name: str, namespace: str | None = None, *, api_version: str | None = None) -> Obj:
         """Get one object."""
@@ -139,8 +139,8 @@ def patch_status(client: ClientLike, obj: Obj, values: dict[str, Any], status_ty
     status; zero values of omitempty fields become ``null``). Sends nothing and
     returns ``obj`` when nothing changes.
     """
-    from fakeapi.gomodel import go_roundtrip
-    from fakeapi.patches import create_merge_patch
+    from fakeapi.codec.gomodel import go_roundtrip
+    from fakeapi.machinery.patches import create_merge_patch
 
     before = dict(obj.get("status") or {})
     if all(_same_value(before.get(k, _ABSENT), v) for k, v in values.items()):

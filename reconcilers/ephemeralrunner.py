@@ -13,9 +13,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from fakeapi.clock import format_time, parse_time
-from fakeapi.errors import ApiError
 from fakeapi.host.predicates import resource_version_changed
+from fakeapi.machinery.errors import ApiError
+from fakeapi.server.clock import format_time, parse_time
 
 from . import constants as c
 from .actions_service import ActionsError, ActionsService, is_job_still_running
@@ -243,7 +243,7 @@ class EphemeralRunnerReconciler:
         try:
             patch_finalizers(client, er, remove=[c.FINALIZER_ER])
         except ApiError as e:
-            from fakeapi.errors import is_not_found
+            from fakeapi.machinery.errors import is_not_found
 
             if not is_not_found(e):
                 raise

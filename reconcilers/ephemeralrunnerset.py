@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from fakeapi.errors import ApiError, is_conflict
 from fakeapi.host.predicates import resource_version_changed
+from fakeapi.machinery.errors import ApiError, is_conflict
 
 from . import constants as c
 from .actions_service import ActionsError, ActionsService, is_job_still_running

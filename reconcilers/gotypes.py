@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from fakeapi.gomodel import (
+from fakeapi.codec.gomodel import (
     INT,
     STRING,
     GoField,

@@ -11,7 +11,7 @@ Two actors on the host's clock:
   with code 7 right after it starts (through the kubelet's ``on_started`` hook).
 
 Both read the cluster from the server's stored snapshots (never mutated) and
-write through a :class:`fakeapi.client.Client` with the Go codec, as actor
+write through a :class:`fakeapi.host.client.Client` with the Go codec, as actor
 ``listener``. They learn that something changed from the server's write
 listeners, so they cost nothing while nothing changes.
 """
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from fakeapi.client import Client
-from fakeapi.errors import ApiError, is_conflict, is_not_found
+from fakeapi.host.client import Client
+from fakeapi.machinery.errors import ApiError, is_conflict, is_not_found
 
 from . import constants as c
 from .actions_service import ActionsService, Job

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from fakeapi.jsonutil import fast_copy
+from fakeapi.machinery.jsonutil import fast_copy
 
 from . import constants as c
 from .revision import parse_int64

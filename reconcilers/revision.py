@@ -191,7 +191,7 @@ def runner_spec_drift(ers_spec: Mapping[str, Any] | None, built_spec: Mapping[st
     scale set id or a removed container is. Both are value structs in Go, so an
     absent spec equals an empty one.
     """
-    from fakeapi.semantic import semantic_equal
+    from fakeapi.codec.semantic import semantic_equal
 
     from .gotypes import ephemeral_runner_spec_type
 
@@ -207,7 +207,7 @@ def metadata_drift(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> 
         return True
     if a is None or b is None:
         return False
-    from fakeapi.semantic import semantic_equal
+    from fakeapi.codec.semantic import semantic_equal
 
     from .gotypes import resource_meta_type
 

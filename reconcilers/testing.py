@@ -13,8 +13,8 @@ from typing import Any
 
 from fakeapi.harness.bundles import OpContext
 from fakeapi.host import Host, RunStats
-from fakeapi.jsonutil import copy_object
-from fakeapi.server import APIServer
+from fakeapi.machinery.jsonutil import copy_object
+from fakeapi.server.apiserver import APIServer
 
 from . import constants as c
 from .bundle import ArcState, bundle

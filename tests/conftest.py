@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from support import make_api
 
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 
 
 @pytest.fixture

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from fakeapi.errors import ApiError
-from fakeapi.server import APIServer
+from fakeapi.machinery.errors import ApiError
+from fakeapi.server.apiserver import APIServer
 
 GROUP = "example.com"
 WIDGET_AV = "example.com/v1"

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi.faults import FaultSet
+from fakeapi.server.faults import FaultSet
 from reconcilers.actions_service import (
     ActionsError,
     ActionsService,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi.gomodel import go_roundtrip
+from fakeapi.codec.gomodel import go_roundtrip
 from reconcilers import constants as c
 from reconcilers.gotypes import ephemeral_runner_spec_type
 from reconcilers.revision import (

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from fakeapi import APIServer
-from fakeapi.client import Client
+from fakeapi.host.client import Client
 
 _TEMPLATE = {"metadata": {"labels": {"app": "a"}}, "spec": {"containers": [{"name": "a", "image": "x:1"}]}}
 _SELECTOR = {"matchLabels": {"app": "a"}}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from fakeapi.client import Client
-from fakeapi.errors import ApiError
-from fakeapi.server import APIServer
+from fakeapi.host.client import Client
+from fakeapi.machinery.errors import ApiError
+from fakeapi.server.apiserver import APIServer
 
 
 def test_apply_owns_as_the_controller_and_force_takes_fields_from_others() -> None:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from fakeapi.clock import Clock, format_duration, format_time, parse_duration, parse_time
+from fakeapi.server.clock import Clock, format_duration, format_time, parse_duration, parse_time
 
 
 @pytest.mark.parametrize(

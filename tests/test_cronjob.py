@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from support import assert_rejected, field_causes, make_api
 
-from fakeapi.cronschedule import schedule_error
+from fakeapi.registry.batch.cronschedule import schedule_error
 
 
 @pytest.mark.parametrize(("schedule", "error"), [

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi.defaults import apply_builtin_defaults, image_tag, pod_qos_class
+from fakeapi.registry.defaults import apply_builtin_defaults, image_tag, pod_qos_class
 
 
 def _pod(*containers: dict[str, Any], **spec: Any) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from support import assert_rejected, field_causes, make_api
 
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 
 
 def _deployment(name: str = "web", **spec: Any) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import pytest
 
 from fakeapi import ApiError, is_not_found
 from fakeapi.host import Context, Host, Request, Result
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 
 FINALIZER = "example.org/directory"
 

@@ -1,4 +1,4 @@
-"""The ``FieldsV1`` set algebra of fakeapi.fieldpath against structured-merge-diff's ``fieldpath.Set``.
+"""The ``FieldsV1`` set algebra of fakeapi.machinery.fieldpath against structured-merge-diff's ``fieldpath.Set``.
 
 A set is the ``fieldsV1`` tree of a managedFields entry: a child ``{}`` is a member
 leaf, a child holding ``"."`` is a member with members under it, and a child
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi import fieldpath as fp
+from fakeapi.machinery import fieldpath as fp
 
 FieldSet = dict[str, Any]
 

@@ -1,4 +1,4 @@
-"""Round trips of the Go codec through ``fakeapi.client.Client(api, "ctrl")`` (reference §6.3, §7.1-7.2).
+"""Round trips of the Go codec through ``fakeapi.host.client.Client(api, "ctrl")`` (reference §6.3, §7.1-7.2).
 
 A user (kubectl, a fixture) sends JSON as written; a Go controller's client
 marshals typed structs, so ``omitempty`` drops empty slices and maps. Built-in
@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from support import pod
 
-import fakeapi.gomodel
-from fakeapi import openapi
-from fakeapi.client import Client
-from fakeapi.kinds import Kind
-from fakeapi.server import APIServer
+import fakeapi.codec.gomodel
+from fakeapi.host.client import Client
+from fakeapi.machinery import openapi
+from fakeapi.registry.kinds import Kind
+from fakeapi.server.apiserver import APIServer
 
 
 def _runner_crd() -> dict[str, Any]:
@@ -52,7 +52,7 @@ def typed_api() -> tuple[APIServer, Kind]:
     api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}})
     kind = api.register_crd(_runner_crd())
     assert kind.schema is not None
-    kind.go_type = fakeapi.gomodel.go_type_from_structural(kind.schema)
+    kind.go_type = fakeapi.codec.gomodel.go_type_from_structural(kind.schema)
     return api, kind
 
 
@@ -229,8 +229,8 @@ def test_go_client_create_stores_what_a_server_side_encoding_stores(body: dict[s
     stores must be what it stores for the same Go-encoded body encoded again, key order included."""
     import json
 
-    from fakeapi.client import Client
-    from fakeapi.snapshots import SnapshotGuard
+    from fakeapi.codec.snapshots import SnapshotGuard
+    from fakeapi.host.client import Client
 
     def stored(go_encoded: bool) -> dict[str, Any]:
         api = APIServer()
@@ -251,8 +251,8 @@ def test_go_client_create_stores_what_a_server_side_encoding_stores(body: dict[s
 def test_a_go_encoded_create_whose_metadata_is_not_as_go_encodes_it_is_caught() -> None:
     """The server trusts the metadata of a ``go_encoded`` body (no type check, no pruning walk); with
     the snapshot checks on (as in this test suite), a body that breaks that trust is reported."""
-    from fakeapi.client import Client
-    from fakeapi.snapshots import NotGoEncoded, SnapshotGuard
+    from fakeapi.codec.snapshots import NotGoEncoded, SnapshotGuard
+    from fakeapi.host.client import Client
 
     api = APIServer()
     api.snapshot_guard = SnapshotGuard()

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from fakeapi.godecode import go_decode
-from fakeapi.gomodel import builtin_go_type, go_roundtrip
-from fakeapi.semantic import semantic_equal
+from fakeapi.codec.godecode import go_decode
+from fakeapi.codec.gomodel import builtin_go_type, go_roundtrip
+from fakeapi.codec.semantic import semantic_equal
 
 POD_SPEC = builtin_go_type("io.k8s.api.core.v1.PodSpec")
 
@@ -109,7 +109,7 @@ def test_decoding_against_the_previous_snapshot_gives_what_a_whole_decode_gives(
         name: str, path: tuple[str, ...], value: Any) -> None:
     import json
 
-    from fakeapi.godecode import _decode_reusing
+    from fakeapi.codec.godecode import _decode_reusing
 
     prev = _BASE_POD
     new = _changed(prev, path, value)
@@ -141,7 +141,7 @@ def _thing(name: str, spec: dict[str, Any]) -> dict[str, Any]:
 def test_objects_with_the_same_spec_share_its_decoded_form() -> None:
     import json
 
-    from fakeapi.godecode import DecodeCache
+    from fakeapi.codec.godecode import DecodeCache
 
     cache, kind = DecodeCache(), _typed_kind()
     spec = _BASE_POD["spec"]
@@ -165,8 +165,8 @@ def test_objects_with_the_same_spec_share_its_decoded_form() -> None:
 
 
 def test_a_spec_decoded_by_content_stays_unmutated_under_the_snapshot_check() -> None:
-    from fakeapi.godecode import DecodeCache
-    from fakeapi.snapshots import SnapshotMutated
+    from fakeapi.codec.godecode import DecodeCache
+    from fakeapi.codec.snapshots import SnapshotMutated
 
     cache, kind = DecodeCache(check=True), _typed_kind()
     a = cache.decode(kind, _thing("a", copy.deepcopy(_BASE_POD["spec"])), copy=False)
@@ -187,7 +187,7 @@ def _deleting(thing: dict[str, Any]) -> dict[str, Any]:
 def test_the_last_state_of_a_deleted_object_is_decoded_against_its_entry() -> None:
     import json
 
-    from fakeapi.godecode import DecodeCache
+    from fakeapi.codec.godecode import DecodeCache
 
     cache, kind = DecodeCache(check=True), _typed_kind()
     thing = _thing("a", copy.deepcopy(_BASE_POD["spec"]))
@@ -208,7 +208,7 @@ def test_the_last_state_of_a_deleted_object_is_decoded_against_its_entry() -> No
 def test_a_recreated_object_is_not_decoded_against_the_deleted_one() -> None:
     import json
 
-    from fakeapi.godecode import DecodeCache
+    from fakeapi.codec.godecode import DecodeCache
 
     cache, kind = DecodeCache(), _typed_kind()
     old = cache.decode(kind, _thing("a", copy.deepcopy(_BASE_POD["spec"])), copy=False)
@@ -222,8 +222,8 @@ def test_a_recreated_object_is_not_decoded_against_the_deleted_one() -> None:
 
 
 def test_deleted_objects_entries_are_bounded_and_checked() -> None:
-    from fakeapi.godecode import _GONE_MAX, DecodeCache
-    from fakeapi.snapshots import SnapshotMutated
+    from fakeapi.codec.godecode import _GONE_MAX, DecodeCache
+    from fakeapi.codec.snapshots import SnapshotMutated
 
     cache, kind = DecodeCache(check=True), _typed_kind()
     forms = []

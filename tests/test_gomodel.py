@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi import openapi
-from fakeapi.gomodel import (
+from fakeapi.codec.gomodel import (
     ANY,
     BOOL,
     INT,
@@ -24,6 +23,7 @@ from fakeapi.gomodel import (
     slice_of,
     struct,
 )
+from fakeapi.machinery import openapi
 
 POD = builtin_go_type("Pod")
 

@@ -1,4 +1,4 @@
-"""What Go's decoders report for JSON that does not fit a built-in kind (fakeapi.gounmarshal).
+"""What Go's decoders report for JSON that does not fit a built-in kind (fakeapi.codec.gounmarshal).
 
 The messages are those of ``encoding/json`` (``sigs.k8s.io/json``), ``time.Parse``,
 ``base64.StdEncoding``, ``resource.Quantity`` and ``runtime.DefaultUnstructuredConverter``.
@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from fakeapi.gomodel import builtin_go_type, go_type_string
-from fakeapi.gounmarshal import (
+from fakeapi.codec.gomodel import builtin_go_type, go_type_string
+from fakeapi.codec.gounmarshal import (
     base64_error,
     from_unstructured_error,
     go_sprint,

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakeapi.errors import ApiError, is_already_exists, is_not_found
 from fakeapi.harness.bundles import Bundle, OpContext, get_bundle, register_bundle
 from fakeapi.host import Context, Host, Request, Result
-from fakeapi.server import APIServer
+from fakeapi.machinery.errors import ApiError, is_already_exists, is_not_found
+from fakeapi.server.apiserver import APIServer
 
 GROUP = "toy.example.com"
 API_VERSION = f"{GROUP}/v1"

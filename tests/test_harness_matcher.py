@@ -8,8 +8,8 @@ import pytest
 from test_harness_bundle import WIDGET_CRD
 
 from fakeapi.harness.matcher import ABSENT, UNTYPED, Mismatch, Shape, kind_shape, match, matches
-from fakeapi.kinds import Kind
-from fakeapi.server import APIServer
+from fakeapi.registry.kinds import Kind
+from fakeapi.server.apiserver import APIServer
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ PLUGIN = [] if any(ep.value == "fakeapi.harness.plugin" for ep in entry_points(g
 
 CONFTEST = '''
 """A project of its own: one controller, bundled for its fixtures."""
-from fakeapi.errors import ApiError, is_already_exists
+from fakeapi.machinery.errors import ApiError, is_already_exists
 from fakeapi.harness.bundles import Bundle, register_bundle
 
 

@@ -6,13 +6,13 @@ from typing import Any
 
 from test_harness_bundle import PREAMBLE
 
-from fakeapi.errors import ApiError, is_not_found
 from fakeapi.harness.bundles import Bundle, register_bundle
 from fakeapi.harness.loader import load_text
 from fakeapi.harness.report import render_failure
 from fakeapi.harness.robustness import controller_writes, plan_variants, wanted_modes
 from fakeapi.harness.runner import Variant, run_case
 from fakeapi.host import Context, Host, Request, Result
+from fakeapi.machinery.errors import ApiError, is_not_found
 
 CASE = "name: widget converges\nrobustness: {crash_after_each_write: true, conflict_on_each_write: true}\n" + \
     PREAMBLE + """\

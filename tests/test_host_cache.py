@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from support import configmap, make_api, widget
 
-from fakeapi.errors import ApiError, is_not_found
 from fakeapi.host import Context, Host, Informer, Request
-from fakeapi.server import APIServer
+from fakeapi.machinery.errors import ApiError, is_not_found
+from fakeapi.server.apiserver import APIServer
 
 
 class Reader:

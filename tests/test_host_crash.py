@@ -8,9 +8,9 @@ from typing import Any
 
 from support import make_api, widget
 
-from fakeapi.errors import ApiError, is_already_exists
 from fakeapi.host import Context, Host, Request, Result
-from fakeapi.server import APIServer
+from fakeapi.machinery.errors import ApiError, is_already_exists
+from fakeapi.server.apiserver import APIServer
 
 
 class TwoWrites:

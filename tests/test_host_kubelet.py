@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from support import make_api
 
-from fakeapi.errors import ApiError
 from fakeapi.host import Host, Kubelet
-from fakeapi.server import APIServer
+from fakeapi.machinery.errors import ApiError
+from fakeapi.server.apiserver import APIServer
 
 
 def pod(name: str = "p1", *, containers: tuple[str, ...] = ("main",), restart_policy: str | None = None,

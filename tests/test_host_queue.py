@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from support import make_api, widget
 
 from fakeapi.host import Context, Host, Request, Result
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 
 MS = timedelta(milliseconds=1)
 

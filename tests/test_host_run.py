@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from support import configmap, make_api, owner_ref, widget
 
-from fakeapi.errors import ApiError
 from fakeapi.host import Context, Host, HotLoopError, Request, Result
-from fakeapi.server import APIServer
-from fakeapi.trace import ReconcileRecord
+from fakeapi.machinery.errors import ApiError
+from fakeapi.server.apiserver import APIServer
+from fakeapi.server.trace import ReconcileRecord
 
 
 def stamp_status(ctx: Context, req: Request) -> None:

@@ -6,12 +6,12 @@ import random
 from datetime import datetime
 from typing import Any
 
-from fakeapi.clock import Clock
 from fakeapi.host import Predicate, Request, WorkQueue, predicates
 from fakeapi.host.builder import EnqueueForObject, EnqueueForOwner, EnqueueFromMap
 from fakeapi.host.hotloop import find_cycle
 from fakeapi.host.kubelet import pod_phase
-from fakeapi.trace import ReconcileRecord
+from fakeapi.server.clock import Clock
+from fakeapi.server.trace import ReconcileRecord
 
 
 def obj(name: str = "a", ns: str = "ns", rv: str = "1", gen: int = 1, **meta: Any) -> dict[str, Any]:

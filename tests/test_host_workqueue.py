@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from datetime import timedelta
 
-from fakeapi.clock import Clock
 from fakeapi.host import ExponentialBackoff, WorkQueue
+from fakeapi.server.clock import Clock
 
 MS = timedelta(milliseconds=1)
 

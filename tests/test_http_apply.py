@@ -17,7 +17,7 @@ from lightkube.models.meta_v1 import ObjectMeta
 from lightkube.resources.core_v1 import ConfigMap
 
 from fakeapi.http import serve
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 
 
 @pytest.fixture

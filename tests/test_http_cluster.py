@@ -23,11 +23,11 @@ import yaml
 from kubernetes import client, config
 from kubernetes.client import ApiException
 
-from fakeapi.clock import DEFAULT_START
+from fakeapi.host.cluster import ServedCluster
 from fakeapi.http import Endpoint, serve
-from fakeapi.http.admission import TOKEN_MOUNT_PATH, TOKEN_VOLUME_PREFIX
-from fakeapi.http.cluster import ServedCluster
-from fakeapi.server import APIServer
+from fakeapi.registry.core.admission import TOKEN_MOUNT_PATH, TOKEN_VOLUME_PREFIX
+from fakeapi.server.apiserver import APIServer
+from fakeapi.server.clock import DEFAULT_START
 
 KUBECTL = shutil.which("kubectl")
 WAIT = 10.0  # seconds: the bound of every wait in this file (none comes near it)
@@ -290,7 +290,8 @@ def test_tls_serves_https_with_a_trusted_ca_and_a_client_certificate() -> None:
     api = APIServer()
     with serve(api, tls=True) as ep:
         assert ep.url.startswith("https://127.0.0.1:") and ep.ca_pem is not None
-        kc = yaml.safe_load(open(ep.kubeconfig_path, encoding="utf-8"))
+        with open(ep.kubeconfig_path, encoding="utf-8") as f:
+            kc = yaml.safe_load(f)
         cluster, user = kc["clusters"][0]["cluster"], kc["users"][0]["user"]
         assert "insecure-skip-tls-verify" not in cluster
         assert base64.b64decode(cluster["certificate-authority-data"]) == ep.ca_pem

@@ -20,7 +20,7 @@ from kubernetes.client import ApiException
 from support import widget_crd
 
 from fakeapi.http import Endpoint, serve
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 
 NS = "ns"
 GROUP, VERSION, PLURAL = "example.com", "v1", "widgets"

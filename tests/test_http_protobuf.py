@@ -19,7 +19,7 @@ import pytest
 
 from fakeapi.http import Endpoint, serve
 from fakeapi.http import protobuf as pb
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 
 WAIT = 10.0
 PB = pb.MEDIA_TYPE

@@ -24,7 +24,7 @@ from lightkube.types import CascadeType, PatchType
 from support import widget_crd
 
 from fakeapi.http import serve
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 
 NS = "ns"
 WATCH_TIMEOUT = 10

@@ -20,7 +20,7 @@ from support import widget_crd
 from fakeapi.http import Endpoint, serve
 from fakeapi.http.subresources import ALLOW_REASON
 from fakeapi.http.tls import ADMIN_USER
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 
 WAIT = 10.0
 
@@ -60,7 +60,7 @@ def pod(name: str, labels: dict[str, str] | None = None, containers: tuple[str, 
 
 
 def test_token_request_gives_a_token_token_review_accepts(served: tuple[APIServer, Endpoint]) -> None:
-    api, ep = served
+    _, ep = served
     v1 = client.CoreV1Api(api_client(ep))
     tr = v1.create_namespaced_service_account_token("default", "default", {"spec": {"expirationSeconds": 600}})
     assert tr.status.token.count(".") == 2 and tr.spec.expiration_seconds == 600
@@ -113,7 +113,7 @@ def test_access_reviews_allow_everything_and_say_so(served: tuple[APIServer, End
 
 
 def test_self_subject_review_names_the_caller(served: tuple[APIServer, Endpoint]) -> None:
-    api, ep = served
+    _, ep = served
     code, _, body = raw(ep, "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
                         {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"})
     assert code == 201 and json.loads(body)["status"]["userInfo"]["username"] == ADMIN_USER

@@ -15,7 +15,7 @@ from support import widget_crd
 
 from fakeapi.http import Endpoint, serve
 from fakeapi.http.tables import human_duration, wants_table
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 
 WAIT = 10.0
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"

@@ -30,7 +30,7 @@ from support import widget_crd
 from fakeapi.http import Endpoint, RestAPI, serve
 from fakeapi.http.discovery import version_priority
 from fakeapi.http.rest import Request, Response, WatchResponse
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 
 NS = "ns"
 

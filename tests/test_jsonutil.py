@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi.jsonutil import copy_normalized, fast_copy, normalize_numbers
+from fakeapi.machinery.jsonutil import copy_normalized, fast_copy, normalize_numbers
 
 
 class _Marker(dict[str, Any]):

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from support import assert_rejected, field_causes, make_api
 
-from fakeapi.client import Client
+from fakeapi.host.client import Client
 
 
 def _lease(**spec: Any) -> dict[str, Any]:

@@ -18,8 +18,8 @@ import pytest
 import yaml
 from support import expect_error, widget, widget_crd
 
-from fakeapi.errors import ApiError
-from fakeapi.server import APIServer
+from fakeapi.machinery.errors import ApiError
+from fakeapi.server.apiserver import APIServer
 
 NS = "default"
 C = 'k:{"name":"c"}'
@@ -638,7 +638,7 @@ def test_answers_share_managed_fields_read_only() -> None:
 def test_changing_shared_managed_fields_in_place_is_caught() -> None:
     """With ``FAKEAPI_CHECK_SNAPSHOTS=1`` (this suite's setting) changing the shared list in place is
     reported; assigning a new one to the answer is the way to change them."""
-    from fakeapi.snapshots import SnapshotMutated
+    from fakeapi.codec.snapshots import SnapshotMutated
 
     api = APIServer()
     assert api.snapshot_guard is not None

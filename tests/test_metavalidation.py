@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from fakeapi.errors import invalid
-from fakeapi.metavalidation import (
+from fakeapi.machinery.errors import invalid
+from fakeapi.machinery.metavalidation import (
     dedup_owner_references,
     finalizer_warnings,
     is_dns1035_label,

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from support import assert_rejected, expect_error, field_causes, make_api
 
-from fakeapi.client import Client
-from fakeapi.gomodel import builtin_go_type, go_roundtrip
+from fakeapi.codec.gomodel import builtin_go_type, go_roundtrip
+from fakeapi.host.client import Client
 from fakeapi.http.discovery import api_resource_list
-from fakeapi.networkingvalidation import network_policy_update_causes, parse_cidr_sloppy
-from fakeapi.server import APIServer
+from fakeapi.registry.networking.validation import network_policy_update_causes, parse_cidr_sloppy
+from fakeapi.server.apiserver import APIServer
 
 AV = "networking.k8s.io/v1"
 _CIDR = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"

@@ -1,4 +1,4 @@
-"""The namespace controller's deletion conditions (fakeapi.nsconditions; status_condition_utils.go)."""
+"""The namespace controller's deletion conditions (fakeapi.controllers.nsconditions; status_condition_utils.go)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi.nsconditions import CONDITION_TYPES, failing_conditions, update_conditions
+from fakeapi.controllers.nsconditions import CONDITION_TYPES, failing_conditions, update_conditions
 
 T0, T1 = "2026-01-01T00:00:00Z", "2026-01-01T00:01:00Z"
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi import openapi
+from fakeapi.machinery import openapi
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from fakeapi.jsonutil import fast_copy
-from fakeapi.openapi import builtin_schema
-from fakeapi.patches import (
+from fakeapi.machinery.jsonutil import fast_copy
+from fakeapi.machinery.openapi import builtin_schema
+from fakeapi.machinery.patches import (
     GENERIC_INVALID_MESSAGE,
     PatchApplyError,
     PatchError,
@@ -421,8 +421,8 @@ def test_strategic_merge_by_key_index_gives_what_the_scan_gives(monkeypatch: pyt
     import json
     import random
 
-    from fakeapi import patches
-    from fakeapi.openapi import builtin_schema
+    from fakeapi.machinery import patches
+    from fakeapi.machinery.openapi import builtin_schema
 
     schema = builtin_schema("Pod", "v1")
     rnd = random.Random(3)
@@ -465,8 +465,8 @@ def test_two_way_strategic_diff_applied_to_the_original_gives_the_modified() -> 
     """``create_strategic_merge_patch``: what the kubelet sends; applying it must give the new status exactly."""
     import random
 
-    from fakeapi import patches
-    from fakeapi.openapi import builtin_schema
+    from fakeapi.machinery import patches
+    from fakeapi.machinery.openapi import builtin_schema
 
     schema = builtin_schema("Pod", "v1")
     rnd = random.Random(5)

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from fakeapi import APIServer
-from fakeapi.builtinvalidation import validate_builtin_status_update
-from fakeapi.errors import ApiError
+from fakeapi.machinery.errors import ApiError
+from fakeapi.registry.validation import validate_builtin_status_update
 
 MESSAGE = "Forbidden: may not be transitioned to non-terminated state"
 

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from fakeapi.quantity import (
+from fakeapi.machinery.quantity import (
     BINARY_SI,
     DECIMAL_EXPONENT,
     DECIMAL_SI,

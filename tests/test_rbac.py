@@ -6,7 +6,7 @@ import pytest
 from support import assert_rejected, field_causes
 
 from fakeapi import APIServer
-from fakeapi.errors import ApiError
+from fakeapi.machinery.errors import ApiError
 
 
 def _api() -> APIServer:

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from support import assert_rejected, drain, expect_error, field_causes, make_api, owner_ref
 
-from fakeapi.client import Client
-from fakeapi.gomodel import builtin_go_type, go_roundtrip
+from fakeapi.codec.gomodel import builtin_go_type, go_roundtrip
+from fakeapi.host.client import Client
 from fakeapi.http.discovery import api_resource_list
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 
 _NEGATIVE = "must be greater than or equal to 0"
 _ABOVE_REPLICAS = "cannot be greater than status.replicas"

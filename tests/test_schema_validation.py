@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from fakeapi import openapi
-from fakeapi.errors import Cause
-from fakeapi.schema import CompiledSchema
+from fakeapi.machinery import openapi
+from fakeapi.machinery.errors import Cause
+from fakeapi.schema.compiled import CompiledSchema
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from fakeapi import APIServer
-from fakeapi.client import Client
-from fakeapi.errors import ApiError
+from fakeapi.host.client import Client
+from fakeapi.machinery.errors import ApiError
 
 IMMUTABLE = "Forbidden: field is immutable when `immutable` is set"
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi.selectors import (
+from fakeapi.machinery.selectors import (
     DOES_NOT_EXIST,
     DOUBLE_EQUALS,
     EQUALS,

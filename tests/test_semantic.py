@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi.gomodel import (
+from fakeapi.codec.gomodel import (
     BOOL,
     INT,
     INT_OR_STRING,
@@ -19,7 +19,7 @@ from fakeapi.gomodel import (
     slice_of,
     struct,
 )
-from fakeapi.semantic import loose_equal, semantic_equal
+from fakeapi.codec.semantic import loose_equal, semantic_equal
 
 POD = builtin_go_type("Pod")
 CONTAINER = builtin_go_type("io.k8s.api.core.v1.Container")

@@ -9,9 +9,9 @@ import re
 import pytest
 from support import NAME_ALPHABET, R, expect_error, make_api, widget, widget_crd, widget_schema
 
-from fakeapi.errors import ApiError
-from fakeapi.server import APIServer
-from fakeapi.watch import DELETED
+from fakeapi.machinery.errors import ApiError
+from fakeapi.server.apiserver import APIServer
+from fakeapi.server.watch import DELETED
 
 
 class TestCrdLifecycle:

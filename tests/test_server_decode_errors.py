@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from support import WIDGET_AV, assert_rejected, configmap, make_api, widget
 
-from fakeapi.client import Client
-from fakeapi.server import APIServer
+from fakeapi.host.client import Client
+from fakeapi.server.apiserver import APIServer
 
 PREFIX = 'Pod in version "v1" cannot be handled as a Pod: '
 
@@ -178,7 +178,7 @@ def test_a_go_client_create_is_not_checked_again() -> None:
 def test_a_go_encoded_patch_is_trusted_and_the_trust_is_checked() -> None:
     """fakeapi's kubelet patches pod status from Go-typed values (``go_encoded``): the decode check is
     skipped, except with the snapshot checks on, where a patch that breaks the trust is reported."""
-    from fakeapi.snapshots import NotGoEncoded, SnapshotGuard
+    from fakeapi.codec.snapshots import NotGoEncoded, SnapshotGuard
 
     api = make_api()
     api.create(_pod())

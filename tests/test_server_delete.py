@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from support import configmap, expect_error, pod, rv, widget
 
-from fakeapi.server import APIServer
-from fakeapi.watch import DELETED, MODIFIED
+from fakeapi.server.apiserver import APIServer
+from fakeapi.server.watch import DELETED, MODIFIED
 
 
 def _watch(api: APIServer, kind: str = "Widget"):  # type: ignore[no-untyped-def]

@@ -26,7 +26,7 @@ from support import (
     widget_crd,
 )
 
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 
 W1 = {"name": "w1", "group": "example.com", "kind": "widgets"}
 OPTIMISTIC = "the object has been modified; please apply your changes to the latest version and try again"
@@ -300,7 +300,7 @@ class TestCatalogue:
         token = page["metadata"]["continue"]
         for i in range(30):
             api.patch("Widget", "w4", {"spec": {"replicas": i + 2}}, namespace="ns")
-        from fakeapi.server import CONTINUE_EXPIRED
+        from fakeapi.server.apiserver import CONTINUE_EXPIRED
 
         err = assert_rejected(api, lambda: api.list("Widget", "ns", limit=2, continue_=token), 410, "Expired",
                               CONTINUE_EXPIRED)

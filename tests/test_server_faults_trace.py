@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from support import R, configmap, expect_error, rv, snapshot, widget
 
-from fakeapi.faults import ControllerCrash, FaultRule
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
+from fakeapi.server.faults import ControllerCrash, FaultRule
 
 
 class TestFaults:

@@ -14,8 +14,8 @@ import uuid
 
 from support import NAME_ALPHABET, WIDGET_AV, K, R, configmap, expect_error, make_api, pod, rv, widget
 
-from fakeapi.server import APIServer
-from fakeapi.watch import ADDED, BOOKMARK, DELETED, ERROR, MODIFIED
+from fakeapi.server.apiserver import APIServer
+from fakeapi.server.watch import ADDED, BOOKMARK, DELETED, ERROR, MODIFIED
 
 TIME_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 DETAILS_W1 = {"name": "w1", "group": "example.com", "kind": "widgets"}

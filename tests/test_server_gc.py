@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from support import configmap, drain, expect_error, make_api, owner_ref, widget
 
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 
 
 def _names(api: APIServer, kind: str = "ConfigMap", ns: str = "ns") -> list[str]:

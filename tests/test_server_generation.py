@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from support import configmap, expect_error, make_api, pod, rv, widget
 
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 
 
 def _gen(obj: dict) -> int:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from support import configmap, expect_error, make_api, pod, rv, widget
 
-from fakeapi.server import APIServer
-from fakeapi.watch import ADDED, BOOKMARK, DELETED, ERROR, MODIFIED
+from fakeapi.server.apiserver import APIServer
+from fakeapi.server.watch import ADDED, BOOKMARK, DELETED, ERROR, MODIFIED
 
 
 def _names(items: list[dict]) -> list[str]:

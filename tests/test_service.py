@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from support import assert_rejected, field_causes, make_api
 
-from fakeapi.server import APIServer
+from fakeapi.server.apiserver import APIServer
 
 CIDR = ipaddress.ip_network("10.96.0.0/12")
 

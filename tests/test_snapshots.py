@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from fakeapi import APIServer
-from fakeapi.client import Client
-from fakeapi.jsonutil import canonical
-from fakeapi.snapshots import SnapshotGuard, SnapshotMutated
+from fakeapi.codec.snapshots import SnapshotGuard, SnapshotMutated
+from fakeapi.host.client import Client
+from fakeapi.machinery.jsonutil import canonical
 
 NS = "default"
 
@@ -152,7 +152,7 @@ def test_decode_cache_gives_what_a_fresh_decode_gives_key_order_included(monkeyp
     """Reusing the decoded parts a newer snapshot shares with the older one changes nothing a reader sees."""
     import json
 
-    from fakeapi.godecode import DecodeCache, go_decode
+    from fakeapi.codec.godecode import DecodeCache, go_decode
     from reconcilers.testing import ArcCluster
 
     original = DecodeCache.decode
@@ -186,7 +186,7 @@ def test_decode_cache_gives_what_a_fresh_decode_gives_key_order_included(monkeyp
 
 def test_guard_detects_a_built_in_object_not_stored_as_go_encodes_it(api: APIServer) -> None:
     """The decode cache serves stored built-ins as they are: they must be stored Go-encoded."""
-    from fakeapi.snapshots import NotGoEncoded
+    from fakeapi.codec.snapshots import NotGoEncoded
 
     api.create(_pod())
     go_type = api.resolve_kind("Pod").go_type

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from fakeapi.structural import (
+from fakeapi.schema.structural import (
     apply_defaults,
     chain_text,
     drop_nulls,

@@ -1,4 +1,4 @@
-"""Schema-typed field sets, comparison, merge and removal: fakeapi.typedfields against structured-merge-diff's ``typed``.
+"""Schema-typed field sets, comparison, merge and removal: fakeapi.machinery.typedfields against structured-merge-diff's ``typed``.
 
 The schema is a small hand-written structural (CRD-like) schema with every kind of
 node ``schemaconv`` distinguishes: scalars, a struct, a granular map
@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from fakeapi import typedfields as tf
-from fakeapi.typedfields import MISSING, TypedError
+from fakeapi.machinery import typedfields as tf
+from fakeapi.machinery.typedfields import MISSING, TypedError
 
 FieldSet = dict[str, Any]
 
@@ -354,8 +354,8 @@ def test_root_type_reads_metadata_as_object_meta() -> None:
 def test_a_creates_memo_changes_nothing_but_the_work() -> None:
     """``changes(zero, obj, t, memo)`` equals the walk without a memo, for objects that share a
     template (the memo hits) and for ones that differ in it (it misses)."""
-    from fakeapi.builtin import builtin_kinds
-    from fakeapi.gomodel import go_roundtrip
+    from fakeapi.codec.gomodel import go_roundtrip
+    from fakeapi.registry.builtin import builtin_kinds
 
     pod_kind = next(k for k in builtin_kinds() if k.kind == "Pod" and not k.group)
     t = tf.root_type(pod_kind.schema, frozenset({"apiVersion", "kind", "status"}))
@@ -375,7 +375,7 @@ def test_a_creates_memo_changes_nothing_but_the_work() -> None:
 def test_changes_memo_of_updates_is_keyed_by_both_sides() -> None:
     """An update's memo hit needs the same content before and after: the same transition of two
     objects is walked once, and a different starting point is walked again."""
-    from fakeapi.builtin import builtin_kinds
+    from fakeapi.registry.builtin import builtin_kinds
 
     pod_kind = next(k for k in builtin_kinds() if k.kind == "Pod" and not k.group)
     t = tf.root_type(pod_kind.schema, frozenset({"apiVersion", "kind", "spec", "metadata"}))
@@ -400,7 +400,7 @@ def test_changes_memo_stops_looking_up_contents_that_never_repeat() -> None:
     """A field whose contents are new every time (a status with the object's own id) costs the JSON
     of both sides for nothing: after ``probe`` fruitless lookups the memo is not asked again for it,
     while a field whose contents repeat keeps being looked up. The changes are the same either way."""
-    from fakeapi.builtin import builtin_kinds
+    from fakeapi.registry.builtin import builtin_kinds
 
     pod_kind = next(k for k in builtin_kinds() if k.kind == "Pod" and not k.group)
     t = tf.root_type(pod_kind.schema, frozenset({"apiVersion", "kind", "metadata"}))

@@ -21,19 +21,23 @@ Use from Python::
         result = run_case(case)
         if not result.passed:
             print(render_failure(result))
+
+May import: every layer below it (:mod:`fakeapi.host`, :mod:`fakeapi.http`,
+:mod:`fakeapi.controllers`, :mod:`fakeapi.server` and what they stand on), never
+:mod:`fakeapi.cli` or the package's top level.
 """
 
 from __future__ import annotations
 
-from .bundles import Bundle, OpContext, available_bundles, get_bundle, register_bundle
-from .formatschema import build_schema, schema_text
-from .loader import Case, LoadError, Problem, SourceMap, Step, load_file, load_text, validate
-from .matcher import ABSENT, Mismatch, Shape, kind_shape, match, matches
-from .record import record_file, recorded_expectations
-from .report import render_failure, strip_noise, summary_line
-from .robustness import Plan, controller_writes, plan_variants
-from .runner import CaseResult, Failure, Variant, run_case
-from .targets import StateReader, TargetError, resolve
+from fakeapi.harness.bundles import Bundle, OpContext, available_bundles, get_bundle, register_bundle
+from fakeapi.harness.formatschema import build_schema, schema_text
+from fakeapi.harness.loader import Case, LoadError, Problem, SourceMap, Step, load_file, load_text, validate
+from fakeapi.harness.matcher import ABSENT, Mismatch, Shape, kind_shape, match, matches
+from fakeapi.harness.record import record_file, recorded_expectations
+from fakeapi.harness.report import render_failure, strip_noise, summary_line
+from fakeapi.harness.robustness import Plan, controller_writes, plan_variants
+from fakeapi.harness.runner import CaseResult, Failure, Variant, run_case
+from fakeapi.harness.targets import StateReader, TargetError, resolve
 
 __all__ = [
     "ABSENT",

@@ -13,7 +13,7 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..host import Host
+    from fakeapi.host import Host
 
 
 @dataclass

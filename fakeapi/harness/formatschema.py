@@ -367,7 +367,7 @@ def build_schema(*, bundles: bool = False) -> dict[str, Any]:
 
 
 def _add_bundles(schema: dict[str, Any]) -> None:
-    from .bundles import available_bundles, get_bundle
+    from fakeapi.harness.bundles import available_bundles, get_bundle
 
     op = schema["$defs"]["operation"]
     names = available_bundles()

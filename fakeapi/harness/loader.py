@@ -28,8 +28,8 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from . import formatschema as fs
-from .bundles import Bundle, available_bundles, get_bundle
+from fakeapi.harness import formatschema as fs
+from fakeapi.harness.bundles import Bundle, available_bundles, get_bundle
 
 #: A JSON path inside one case: keys and list indexes.
 JsonPath = tuple[str | int, ...]
@@ -622,7 +622,7 @@ def _schema_problems(validator: Any, data: Any, defs: dict[str, Any], base: Json
 
 def _builtin_kind_names() -> set[str]:
     try:
-        from ..builtin import BUILTINS
+        from fakeapi.registry.builtin import BUILTINS
     except Exception:  # pragma: no cover - the server package is incomplete
         return {"Namespace", "Pod", "Secret", "ConfigMap", "ServiceAccount", "Event", "Role", "RoleBinding",
                 "CustomResourceDefinition"}
@@ -651,8 +651,8 @@ def bundle_kinds(bundle: Bundle) -> frozenset[str] | None:
         result = frozenset(declared)
     else:
         try:
-            from ..host import Host
-            from ..server import APIServer
+            from fakeapi.host import Host
+            from fakeapi.server.apiserver import APIServer
 
             api = APIServer()
             before = {id(k) for k in api.kinds.all()}

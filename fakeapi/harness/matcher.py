@@ -3,7 +3,7 @@
 The rules are shared/FIXTURE_FORMAT.md "Matching rules":
 
 - maps match partially (keys the expectation does not mention are ignored);
-- values compare with Go semantic equality (:func:`fakeapi.semantic.semantic_equal`):
+- values compare with Go semantic equality (:func:`fakeapi.codec.semantic.semantic_equal`):
   an absent list or map equals an empty one, an absent scalar equals its zero
   value where the Go field is not a pointer, ``1000m`` equals ``1``;
 - lists whose schema has merge keys (``x-kubernetes-list-map-keys`` or the
@@ -109,7 +109,7 @@ def is_marker(value: Any) -> bool:
 
 def _semantic() -> Callable[..., bool] | None:
     try:
-        from ..semantic import loose_equal, semantic_equal
+        from fakeapi.codec.semantic import loose_equal, semantic_equal
     except ImportError:  # pragma: no cover - semantic equality not available yet
         return None
 
@@ -186,14 +186,14 @@ class SchemaShape(Shape):
 
     def child(self, key: str) -> Shape:
         """See :meth:`Shape.child`."""
-        from .. import openapi
+        from fakeapi.machinery import openapi
 
         return SchemaShape(openapi.child(self.schema, key) if self.schema is not None else None,
                            _go_child(self.gotype, key))
 
     def item(self) -> Shape:
         """See :meth:`Shape.item`."""
-        from .. import openapi
+        from fakeapi.machinery import openapi
 
         return SchemaShape(openapi.items(self.schema) if self.schema is not None else None, _go_elem(self.gotype))
 
@@ -201,7 +201,7 @@ class SchemaShape(Shape):
         """See :meth:`Shape.list_keys`."""
         if self.schema is None:
             return []
-        from .. import openapi
+        from fakeapi.machinery import openapi
 
         return openapi.list_map_keys(self.schema)
 
@@ -238,7 +238,7 @@ def _go_elem(t: Any) -> Any:
 
 
 def kind_shape(kind: Any) -> Shape:
-    """The shape of a whole object of a :class:`~fakeapi.kinds.Kind` (UNTYPED for None)."""
+    """The shape of a whole object of a :class:`~fakeapi.registry.kinds.Kind` (UNTYPED for None)."""
     if kind is None:
         return UNTYPED
     return SchemaShape(getattr(kind, "schema", None), getattr(kind, "go_type", None))
@@ -447,7 +447,7 @@ def _number(v: Any) -> Fraction | None:
         return Fraction(v)
     if isinstance(v, str):
         try:
-            from ..quantity import parse_quantity
+            from fakeapi.machinery.quantity import parse_quantity
 
             return parse_quantity(v)
         except Exception:  # not a quantity
@@ -458,7 +458,7 @@ def _number(v: Any) -> Fraction | None:
 def _time(v: Any) -> datetime | None:
     if not isinstance(v, str) or not re.match(r"^\d{4}-\d{2}-\d{2}[Tt ]", v):
         return None
-    from ..clock import parse_time
+    from fakeapi.server.clock import parse_time
 
     try:
         return parse_time(v)

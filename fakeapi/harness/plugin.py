@@ -40,11 +40,11 @@ from typing import Any
 
 import pytest
 
-from .loader import Case, LoadError, load_file
-from .record import record_file, recorded_expectations
-from .report import render_failure
-from .robustness import plan_variants
-from .runner import DEFAULT_BUDGET, Variant, run_case
+from fakeapi.harness.loader import Case, LoadError, load_file
+from fakeapi.harness.record import record_file, recorded_expectations
+from fakeapi.harness.report import render_failure
+from fakeapi.harness.robustness import plan_variants
+from fakeapi.harness.runner import DEFAULT_BUDGET, Variant, run_case
 
 INI_FIXTURES = "fakeapi_fixtures"
 RECORD_KEY = "fakeapi_record"

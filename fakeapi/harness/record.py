@@ -20,9 +20,9 @@ from typing import Any
 
 import yaml
 
-from .loader import Case, load_text
-from .runner import CaseResult
-from .targets import StateReader
+from fakeapi.harness.loader import Case, load_text
+from fakeapi.harness.runner import CaseResult
+from fakeapi.harness.targets import StateReader
 
 Obj = dict[str, Any]
 

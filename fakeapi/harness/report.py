@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from .matcher import ABSENT, Mismatch
+from fakeapi.harness.matcher import ABSENT, Mismatch
 
 if TYPE_CHECKING:
-    from .runner import CaseResult
+    from fakeapi.harness.runner import CaseResult
 
 #: Server-owned metadata left out of rendered objects.
 NOISE_FIELDS = frozenset({"uid", "resourceVersion", "managedFields", "creationTimestamp", "selfLink"})
@@ -117,7 +117,7 @@ def render_failure(result: CaseResult, *, tail: int = 40, show_noise: bool = Fal
 
 def summary_line(result: CaseResult, wall_seconds: float | None = None) -> str:
     """``PASS  name  (12 reconciles, 48 API calls, 5m0s virtual, 3.1 ms)`` for the command-line runner."""
-    from ..clock import format_duration
+    from fakeapi.server.clock import format_duration
 
     status = "PASS" if result.passed else "FAIL"
     name = result.case.name + (f"[{result.variant.name}]" if result.variant else "")

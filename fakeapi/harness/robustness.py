@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .loader import Case
-from .runner import CaseResult, Variant, run_case
+from fakeapi.harness.loader import Case
+from fakeapi.harness.runner import CaseResult, Variant, run_case
 
 MODES = (("crash", "crash_after_each_write"), ("conflict", "conflict_on_each_write"))
 

@@ -2,7 +2,7 @@
 
 :func:`run_case` is the whole job (shared/FIXTURE_FORMAT.md):
 
-1. a new :class:`~fakeapi.server.APIServer` (clock and seed from the case)
+1. a new :class:`~fakeapi.server.apiserver.APIServer` (clock and seed from the case)
    and a new :class:`~fakeapi.host.Host`; each bundle of the case installed
    with its ``services`` settings; invariants hooked after every reconcile;
 2. ``given`` objects created as a user would (ownerReference uids filled in
@@ -33,14 +33,14 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from ..clock import Clock, parse_duration
-from ..errors import ApiError
-from ..faults import ControllerCrash, FaultRule
-from ..jsonutil import fast_copy
-from .bundles import Bundle, OpContext, get_bundle
-from .loader import Case, JsonPath, dotted
-from .matcher import Mismatch, kind_shape, match, problem
-from .targets import StateReader, TargetError, describe, object_id, resolve
+from fakeapi.harness.bundles import Bundle, OpContext, get_bundle
+from fakeapi.harness.loader import Case, JsonPath, dotted
+from fakeapi.harness.matcher import Mismatch, kind_shape, match, problem
+from fakeapi.harness.targets import StateReader, TargetError, describe, object_id, resolve
+from fakeapi.machinery.errors import ApiError
+from fakeapi.machinery.jsonutil import fast_copy
+from fakeapi.server.clock import Clock, parse_duration
+from fakeapi.server.faults import ControllerCrash, FaultRule
 
 Obj = dict[str, Any]
 
@@ -182,7 +182,7 @@ class CaseRun:
     def _writer(self, actor: str) -> Any:
         if actor == "user":
             return _UserWriter(self.api)
-        from ..client import Client
+        from fakeapi.host.client import Client
 
         return Client(self.api, actor=actor, go_codec=True)
 
@@ -211,8 +211,8 @@ class CaseRun:
         return r
 
     def _run(self) -> None:
-        from ..host import Host
-        from ..server import APIServer
+        from fakeapi.host import Host
+        from fakeapi.server.apiserver import APIServer
 
         case = self.case
         clock = Clock(case.clock) if case.clock else Clock()
@@ -336,7 +336,7 @@ class CaseRun:
     # -- settling ------------------------------------------------------------------------------
 
     def _settle(self, settle: Any, phase: str, path: JsonPath) -> None:
-        from ..host.hotloop import HotLoopError
+        from fakeapi.host.hotloop import HotLoopError
 
         host = self.host
         try:
@@ -359,7 +359,7 @@ class CaseRun:
     # -- operations ----------------------------------------------------------------------------
 
     def _operation(self, op: dict[str, Any], path: JsonPath, phase: str) -> None:
-        from ..host.hotloop import HotLoopError
+        from fakeapi.host.hotloop import HotLoopError
 
         name = next(k for k in op if k not in ("as", "error"))
         arg = op[name]

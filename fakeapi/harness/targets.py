@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..jsonutil import fast_copy
-from .matcher import kind_shape, matches
+from fakeapi.harness.matcher import kind_shape, matches
+from fakeapi.machinery.jsonutil import fast_copy
 
 Obj = dict[str, Any]
 
@@ -40,7 +40,7 @@ class StateReader:
         k = self.kind(kind, api_version)
         if k is None:
             known = sorted(x.kind for x in self.api.kinds.all())
-            from .loader import did_you_mean
+            from fakeapi.harness.loader import did_you_mean
 
             raise TargetError(f"the server serves no kind `{kind}`" + (f" in {api_version}" if api_version else "")
                               + (did_you_mean(kind, known) or f" (served: {', '.join(known)})"))
@@ -77,8 +77,8 @@ class StateReader:
 def parse_selector(selector: Any) -> Any:
     """A target's selector (a label-selector string or a ``{key: value}`` map) parsed; a malformed one is
     the 400 BadRequest the server answers a list with it."""
-    from .. import errors
-    from ..selectors import SelectorError, parse_label_selector, selector_from_map
+    from fakeapi.machinery import errors
+    from fakeapi.machinery.selectors import SelectorError, parse_label_selector, selector_from_map
 
     try:
         return selector_from_map(selector) if isinstance(selector, dict) else parse_label_selector(str(selector))

@@ -15,13 +15,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
-from .predicates import Predicate, as_tuple
+from fakeapi.host.predicates import Predicate, as_tuple
 
 if TYPE_CHECKING:
-    from .host import Context, Controller, Host
-    from .workqueue import WorkQueue
+    from fakeapi.host.workqueue import WorkQueue
 
 Obj = dict[str, Any]
 
@@ -52,8 +51,11 @@ class Result:
     requeue_after: timedelta | None = None
 
 
-#: ``reconcile_fn(ctx, req) -> Result | None``; raising is returning an error.
-ReconcileFn = Callable[["Context", Request], "Result | None"]
+#: ``reconcile_fn(ctx, req) -> Result | None``; raising is returning an error. ``ctx`` is a
+#: :class:`fakeapi.host.host.Context` (named ``Any`` here: the host imports this module, not the reverse).
+ReconcileFn = Callable[[Any, Request], "Result | None"]
+#: What registering a declaration gives back (the host's running controller).
+C = TypeVar("C")
 #: ``map_fn(obj) -> requests`` for :meth:`ControllerBuilder.watches`; obj is read-only.
 MapFn = Callable[[Obj], Iterable[Request]]
 
@@ -90,15 +92,18 @@ class ControllerSpec:
         raise ValueError(f"controller {self.name!r}: must provide an object for reconciliation (for_)")
 
 
-class ControllerBuilder:
-    """Fluent declaration of one controller; :meth:`complete` registers and starts it."""
+class ControllerBuilder(Generic[C]):
+    """Fluent declaration of one controller; :meth:`complete` registers and starts it.
 
-    def __init__(self, host: Host, name: str) -> None:
-        self._host = host
+    ``register`` is the host's: it takes the finished declaration and returns the started controller.
+    """
+
+    def __init__(self, register: Callable[[ControllerSpec], C], name: str) -> None:
+        self._register = register
         self._spec = ControllerSpec(name=name)
 
     def for_(self, kind: str, api_version: str | None = None,
-             predicates: Predicate | Iterable[Predicate] = ()) -> ControllerBuilder:
+             predicates: Predicate | Iterable[Predicate] = ()) -> ControllerBuilder[C]:
         """The kind this controller reconciles; its events enqueue the object's own key."""
         if any(w.mode == "for" for w in self._spec.watches):
             raise ValueError(f"controller {self._spec.name!r}: for_ may only be called once")
@@ -106,23 +111,23 @@ class ControllerBuilder:
         return self
 
     def owns(self, kind: str, api_version: str | None = None,
-             predicates: Predicate | Iterable[Predicate] = ()) -> ControllerBuilder:
+             predicates: Predicate | Iterable[Predicate] = ()) -> ControllerBuilder[C]:
         """A kind this controller creates; its events enqueue the controlling owner of the primary kind."""
         self._spec.watches.append(WatchSpec(kind, api_version, "owns", as_tuple(predicates)))
         return self
 
     def watches(self, kind: str, map_fn: MapFn, api_version: str | None = None,
-                predicates: Predicate | Iterable[Predicate] = ()) -> ControllerBuilder:
+                predicates: Predicate | Iterable[Predicate] = ()) -> ControllerBuilder[C]:
         """Another kind whose events enqueue what ``map_fn(obj)`` returns (old and new object on update)."""
         self._spec.watches.append(WatchSpec(kind, api_version, "watches", as_tuple(predicates), map_fn))
         return self
 
-    def with_event_filter(self, pred: Predicate) -> ControllerBuilder:
+    def with_event_filter(self, pred: Predicate) -> ControllerBuilder[C]:
         """A predicate applied to the events of every watched kind."""
         self._spec.event_filters = (*self._spec.event_filters, *as_tuple(pred))
         return self
 
-    def with_options(self, *, unsafe_disable_deep_copy: bool | None = None) -> ControllerBuilder:
+    def with_options(self, *, unsafe_disable_deep_copy: bool | None = None) -> ControllerBuilder[C]:
         """Options of this controller's clients.
 
         ``unsafe_disable_deep_copy`` (controller-runtime's ``cache.Options.UnsafeDisableDeepCopy``):
@@ -136,11 +141,11 @@ class ControllerBuilder:
             self._spec.unsafe_disable_deep_copy = unsafe_disable_deep_copy
         return self
 
-    def complete(self, reconcile_fn: ReconcileFn) -> Controller:
+    def complete(self, reconcile_fn: ReconcileFn) -> C:
         """Register the controller with its reconcile function; it starts at once (lists its kinds)."""
         self._spec.reconcile = reconcile_fn
         _ = self._spec.primary  # validates
-        return self._host._add_controller(self._spec)
+        return self._register(self._spec)
 
 
 # ------------------------------------------------------------------------------------------

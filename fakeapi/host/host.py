@@ -26,14 +26,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from .. import errors
-from ..client import Client
-from ..clock import Clock, format_duration
-from ..faults import ControllerCrash
-from ..kinds import Kind
-from ..snapshots import SnapshotMutated
-from ..trace import ApiCall, Entry, ReconcileRecord
-from .builder import (
+from fakeapi.codec.snapshots import SnapshotMutated
+from fakeapi.host.builder import (
     ControllerBuilder,
     ControllerSpec,
     EnqueueForObject,
@@ -44,10 +38,16 @@ from .builder import (
     Result,
     WatchSpec,
 )
-from .hotloop import HotLoopError, describe
-from .informer import CacheReader, Informer
-from .kubelet import Kubelet
-from .workqueue import Order, WorkQueue
+from fakeapi.host.client import Client
+from fakeapi.host.hotloop import HotLoopError, describe
+from fakeapi.host.informer import CacheReader, Informer
+from fakeapi.host.kubelet import Kubelet
+from fakeapi.host.workqueue import Order, WorkQueue
+from fakeapi.machinery import errors
+from fakeapi.registry.kinds import Kind
+from fakeapi.server.clock import Clock, format_duration
+from fakeapi.server.faults import ControllerCrash
+from fakeapi.server.trace import ApiCall, Entry, ReconcileRecord
 
 Obj = dict[str, Any]
 
@@ -260,9 +260,9 @@ class Host:
 
     # -- registration ---------------------------------------------------------------------
 
-    def controller(self, name: str) -> ControllerBuilder:
+    def controller(self, name: str) -> ControllerBuilder[Controller]:
         """Declare a controller: ``.for_(kind)...complete(reconcile_fn)``."""
-        return ControllerBuilder(self, name)
+        return ControllerBuilder(self._add_controller, name)
 
     def _add_controller(self, spec: ControllerSpec) -> Controller:
         if spec.name in self.controllers:
@@ -436,7 +436,7 @@ class Host:
     def run_for(self, duration: timedelta | str | float, max_reconciles: int = 10_000, *,
                 raise_on_budget: bool = True) -> RunStats:
         """Run with the clock for ``duration``: everything due until then, then set the clock to that end."""
-        from ..clock import parse_duration
+        from fakeapi.server.clock import parse_duration
 
         d = duration if isinstance(duration, timedelta) else parse_duration(duration)
         return self._run(max_reconciles, self.clock.now() + d, raise_on_budget)

@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..trace import ApiCall, ReconcileRecord, Trace
+from fakeapi.server.trace import ApiCall, ReconcileRecord, Trace
 
 #: How many recent reconciles the search looks at.
 WINDOW = 400

@@ -9,7 +9,7 @@ change, so that a ``stale`` fault rule (shared/FIXTURE_FORMAT.md "Fault rules")
 can serve an object as a lagging cache would.
 
 A :class:`CacheReader` is what a controller's client reads through: ``get`` and
-``list`` of the same shape as :class:`fakeapi.client.Client`'s, answered from
+``list`` of the same shape as :class:`fakeapi.host.client.Client`'s, answered from
 the controller's informers (started on first use for kinds the controller does
 not watch, as controller-runtime's cache does), decoded through the Go codec
 (which also copies), and raising the server's errors. Fault rules apply to
@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from .. import errors
-from ..faults import ControllerCrash, FaultRule
-from ..kinds import Kind
+from fakeapi.machinery import errors
+from fakeapi.registry.kinds import Kind
+from fakeapi.server.faults import ControllerCrash, FaultRule
 
 Obj = dict[str, Any]
 Key = tuple[str, str]
@@ -279,7 +279,7 @@ FieldsArg = str | dict[str, str] | None
 def _label_matcher(labels: LabelsArg) -> Callable[[dict[str, str]], bool] | None:
     if labels is None or labels == "" or labels == {}:
         return None
-    from ..selectors import parse_label_selector, selector_from_map
+    from fakeapi.machinery.selectors import parse_label_selector, selector_from_map
 
     sel = parse_label_selector(labels) if isinstance(labels, str) else selector_from_map(labels)
     return sel.matches
@@ -288,7 +288,7 @@ def _label_matcher(labels: LabelsArg) -> Callable[[dict[str, str]], bool] | None
 def _field_matcher(fields: FieldsArg) -> Callable[[Obj], bool] | None:
     if fields is None or fields == "" or fields == {}:
         return None
-    from ..selectors import field_value, parse_field_selector
+    from fakeapi.machinery.selectors import field_value, parse_field_selector
 
     text = fields if isinstance(fields, str) else ",".join(f"{k}={v}" for k, v in fields.items())
     sel = parse_field_selector(text)
@@ -356,7 +356,7 @@ class CacheReader:
         return self.get_for(self.api.kinds.require(kind, api_version), name, namespace)
 
     def get_for(self, k: Kind, name: str, namespace: str | None = None) -> Obj:
-        """:meth:`get` of a resolved kind (what :class:`~fakeapi.client.Client` calls)."""
+        """:meth:`get` of a resolved kind (what :class:`~fakeapi.host.client.Client` calls)."""
         ns = (namespace or "") if k.namespaced else ""
         if not self.api.faults.rules:  # nothing injected: no fault, crash or stale read to look for
             obj = self._informer_for(k).get_raw(ns, name)

@@ -43,9 +43,9 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from .. import errors
-from ..clock import Clock
-from ..jsonutil import fast_copy
+from fakeapi.machinery import errors
+from fakeapi.machinery.jsonutil import fast_copy
+from fakeapi.server.clock import Clock
 
 Obj = dict[str, Any]
 Key = tuple[str, str]
@@ -288,7 +288,7 @@ class Kubelet:
         (``CreateTwoWayMergePatch``): changed fields, conditions by type with their order.
         ``shared``: answer with the stored pod itself (read-only), not a copy.
         """
-        from ..patches import create_strategic_merge_patch
+        from fakeapi.machinery.patches import create_strategic_merge_patch
 
         schema = self.api.resolve_kind("Pod", "v1").schema
         body = create_strategic_merge_patch({"status": old}, {"status": status}, schema)

@@ -29,8 +29,8 @@ from collections.abc import Hashable, Iterator
 from datetime import datetime, timedelta
 from typing import Generic, TypeVar
 
-from ..clock import Clock
-from .ratelimit import ExponentialBackoff
+from fakeapi.host.ratelimit import ExponentialBackoff
+from fakeapi.server.clock import Clock
 
 T = TypeVar("T", bound=Hashable)
 

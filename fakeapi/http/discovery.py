@@ -1,6 +1,6 @@
 """Discovery documents: ``/version``, ``/api``, ``/apis``, ``/apis/{group}`` and the resource lists.
 
-Built from the server's :class:`~fakeapi.kinds.KindRegistry` on every request,
+Built from the server's :class:`~fakeapi.registry.kinds.KindRegistry` on every request,
 so kinds served by a CustomResourceDefinition appear as soon as it is created
 and disappear when it is deleted. The shapes are those of kube-apiserver
 (``metav1.APIVersions``, ``APIGroupList``, ``APIGroup``, ``APIResourceList``).
@@ -12,8 +12,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from ..kinds import Kind, KindRegistry
-from . import subresources
+from fakeapi.http import subresources
+from fakeapi.registry.kinds import Kind, KindRegistry
 
 #: The verbs of a resource served with every REST verb (what kube-apiserver lists for CRs).
 RESOURCE_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
@@ -41,7 +41,7 @@ def version_priority(version: str) -> tuple[int, int, int, str]:
 def kubernetes_version() -> tuple[int, int, int]:
     """The Kubernetes version whose built-in schemas the server uses (what ``/version`` reports)."""
     try:
-        from ..openapi import schema_dir
+        from fakeapi.machinery.openapi import schema_dir
 
         m = re.match(r"^v(\d+)\.(\d+)\.(\d+)", schema_dir().name)
         if m:

@@ -23,9 +23,9 @@ import hashlib
 import json
 from typing import Any
 
-from ..kinds import Kind, KindRegistry
-from .discovery import kubernetes_version
-from .openapi_schemas import schemas_for
+from fakeapi.http.discovery import kubernetes_version
+from fakeapi.http.openapi_schemas import schemas_for
+from fakeapi.registry.kinds import Kind, KindRegistry
 
 _QUERY = ("dryRun", "fieldManager", "fieldValidation", "pretty")
 

@@ -17,8 +17,8 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from fakeapi.kinds import Kind
-from fakeapi.openapi import definition_name, definitions
+from fakeapi.machinery.openapi import definition_name, definitions
+from fakeapi.registry.kinds import Kind
 
 Obj = dict[str, Any]
 OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"

@@ -33,7 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from fakeapi import errors
+from fakeapi.machinery import errors
 
 MAGIC = b"k8s\x00"
 MEDIA_TYPE = "application/vnd.kubernetes.protobuf"
@@ -88,7 +88,7 @@ def _inline(desc: Any) -> frozenset[str]:
     type has no property for (their fields are its properties)."""
     from google.protobuf.descriptor import FieldDescriptor as F
 
-    from fakeapi.openapi import definitions
+    from fakeapi.machinery.openapi import definitions
 
     try:
         props = definitions()["io.k8s." + desc.full_name[len("k8s.io."):]].get("properties") or {}
@@ -138,7 +138,7 @@ def _fill(msg: Any, value: Any, path: str) -> None:
     if name in (TIME, MICRO_TIME):
         if not isinstance(value, str):
             raise _bad(f"{path}: a time must be a string")
-        from fakeapi.clock import parse_time
+        from fakeapi.server.clock import parse_time
 
         try:
             t = parse_time(value)
@@ -165,7 +165,7 @@ def _fill(msg: Any, value: Any, path: str) -> None:
         msg.Raw = json.dumps(value, separators=(",", ":")).encode()
         return
     if name == DURATION:
-        from fakeapi.clock import parse_duration
+        from fakeapi.server.clock import parse_duration
 
         try:
             msg.duration = round(parse_duration(str(value)).total_seconds() * 1e9)
@@ -282,7 +282,7 @@ def to_json(msg: Any) -> Any:
     if name == DURATION:
         from datetime import timedelta
 
-        from fakeapi.clock import format_duration
+        from fakeapi.server.clock import format_duration
 
         return format_duration(timedelta(microseconds=msg.duration / 1000))
     if name in LIST_WRAPPERS:

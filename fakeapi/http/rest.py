@@ -1,4 +1,4 @@
-"""The kube-apiserver REST surface over one :class:`~fakeapi.server.APIServer`, without sockets.
+"""The kube-apiserver REST surface over one :class:`~fakeapi.server.apiserver.APIServer`, without sockets.
 
 :meth:`RestAPI.handle` takes a parsed :class:`Request` and returns either a
 :class:`Response` (status code, JSON body, ``Warning`` texts) or a
@@ -14,7 +14,7 @@ JSON. The wire-level rules come from shared/reference/APISERVER_SEMANTICS.md:
 * query options: ``dryRun``, ``fieldValidation``, ``fieldManager``,
   selectors, ``limit``/``continue``, ``resourceVersion(Match)``, watch options,
   ``DeleteOptions`` in the body or the query (body wins);
-* every failure is the ``metav1.Status`` of the :class:`~fakeapi.errors.ApiError`
+* every failure is the ``metav1.Status`` of the :class:`~fakeapi.machinery.errors.ApiError`
   with its code as the HTTP status; success codes per §0 (201 on create).
 
 Every verb runs through the in-process server, which holds ``api.lock`` for
@@ -32,15 +32,15 @@ from urllib.parse import unquote
 
 import yaml
 
-from .. import errors
-from ..errors import ApiError, Cause
-from ..jsonutil import go_json_type as _json_type
-from ..kinds import Kind
-from . import discovery, openapi_docs, protobuf, subresources, tables
+from fakeapi.http import discovery, openapi_docs, protobuf, subresources, tables
+from fakeapi.machinery import errors
+from fakeapi.machinery.errors import ApiError, Cause
+from fakeapi.machinery.jsonutil import go_json_type as _json_type
+from fakeapi.registry.kinds import Kind
 
 if TYPE_CHECKING:
-    from ..server import APIServer
-    from ..watch import Watch
+    from fakeapi.server.apiserver import APIServer
+    from fakeapi.server.watch import Watch
 
 JSON_TYPE = "application/json"
 
@@ -193,7 +193,7 @@ def dry_run(values: list[str] | None, options_kind: str) -> bool:
 
 
 class RestAPI:
-    """Kubernetes REST semantics for one in-process :class:`~fakeapi.server.APIServer`."""
+    """Kubernetes REST semantics for one in-process :class:`~fakeapi.server.apiserver.APIServer`."""
 
     def __init__(self, api: APIServer, *, server_address: str = "127.0.0.1",
                  watch_timeout: float = DEFAULT_WATCH_TIMEOUT) -> None:

@@ -9,7 +9,7 @@
 It uses only the standard library (``http.server.ThreadingHTTPServer``): one
 thread per connection, keep-alive, ``TCP_NODELAY``. Requests are translated by
 :class:`~fakeapi.http.rest.RestAPI`; every verb takes ``api.lock``, and watch
-threads block in :meth:`~fakeapi.watch.Watch.wait` on the server's condition,
+threads block in :meth:`~fakeapi.server.watch.Watch.wait` on the server's condition,
 so the in-process host and any number of HTTP clients can share the server.
 Leaving the ``with`` block ends every open watch and connection and removes
 the temporary kubeconfig.
@@ -29,22 +29,21 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 import yaml
 
-from .. import errors
-from .rest import DEFAULT_WATCH_TIMEOUT, Request, Response, RestAPI, WatchResponse, encode
+from fakeapi.http.rest import DEFAULT_WATCH_TIMEOUT, Request, Response, RestAPI, WatchResponse, encode
+from fakeapi.machinery import errors
 
 if TYPE_CHECKING:
-    from fakeapi.http.cluster import ServedCluster
     from fakeapi.http.tls import ClusterCA, KeyPair
-
-    from ..server import APIServer
-    from ..watch import WatchEvent
+    from fakeapi.server.apiserver import APIServer
+    from fakeapi.server.watch import WatchEvent
 
 #: How often an idle watch wakes to notice a vanished client or a shutdown (seconds).
 WATCH_POLL_SLICE = 1.0
@@ -54,6 +53,36 @@ DEFAULT_BOOKMARK_INTERVAL = 60.0
 KUBECONFIG_NAME = "fakeapi"
 #: The bearer token written to the kubeconfig (any token, or none, is accepted).
 KUBECONFIG_TOKEN = "fakeapi"
+
+
+class ServedCluster(Protocol):
+    """The controllers and node running beside a served server (:class:`fakeapi.host.cluster.ServedCluster`)."""
+
+    def start(self) -> Any:
+        """Run the cluster's loop in a background thread."""
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """End the loop."""
+
+    def wait_idle(self, timeout: float = 10.0) -> bool:
+        """Wait until the work the writes so far made due is done."""
+
+    def advance(self, duration: Any) -> None:
+        """Move the virtual clock on, running what falls due."""
+
+    def read_log(self, namespace: str, name: str, container: str) -> list[tuple[datetime, str]]:
+        """What a container wrote."""
+
+
+#: ``factory(api, wall_clock=..., ca_pem=...)``: the served cluster of ``serve(..., cluster=True)``,
+#: registered by the package above this one (``fakeapi/__init__.py``: http may not import host).
+_cluster_factory: Callable[..., ServedCluster] | None = None
+
+
+def register_cluster(factory: Callable[..., ServedCluster]) -> None:
+    """Install what ``serve(..., cluster=True)`` runs beside the server."""
+    global _cluster_factory
+    _cluster_factory = factory
 
 
 @dataclass(frozen=True)
@@ -253,7 +282,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class FakeAPIHTTPServer(ThreadingHTTPServer):
-    """A ``ThreadingHTTPServer`` serving one :class:`~fakeapi.server.APIServer` through :class:`RestAPI`."""
+    """A ``ThreadingHTTPServer`` serving one :class:`~fakeapi.server.apiserver.APIServer` through :class:`RestAPI`."""
 
     daemon_threads = True
     block_on_close = False
@@ -433,7 +462,7 @@ def serve(
     ``tls``: serve HTTPS with a CA and serving certificate made now (:mod:`fakeapi.http.tls`); the
     kubeconfig trusts the CA and carries a client certificate besides the token. ``cluster``: run the
     garbage collector, namespace controller, kubelet and namespace bootstrap beside the server
-    (:class:`~fakeapi.http.cluster.ServedCluster`; or pass one), the clock following wall time when
+    (:class:`~fakeapi.host.cluster.ServedCluster`; or pass one), the clock following wall time when
     ``wall_clock``, else moved only by ``endpoint.cluster.advance``.
     """
     ca: ClusterCA | None = None
@@ -450,10 +479,10 @@ def serve(
         client_cert = ca.client_pair()
     served: ServedCluster | None = None
     if cluster is True:
-        from fakeapi.http.cluster import ServedCluster
-
+        if _cluster_factory is None:
+            raise RuntimeError("serve(cluster=True): no cluster is registered (import fakeapi first)")
         assert ca is not None
-        served = ServedCluster(api, wall_clock=wall_clock, ca_pem=ca.cert_pem.decode())
+        served = _cluster_factory(api, wall_clock=wall_clock, ca_pem=ca.cert_pem.decode())
     elif cluster is not False:
         served = cluster
     httpd = FakeAPIHTTPServer(api, host, port, bookmark_interval=bookmark_interval,
@@ -467,8 +496,7 @@ def serve(
         path = write_kubeconfig(kubeconfig_path, httpd.url, namespace=namespace, ca_pem=ca_pem,
                                 client_cert=client_cert)
         if served is not None:
-            if served.host.kubelet is not None:
-                httpd.rest.subresources.logs = served.host.kubelet.read_log
+            httpd.rest.subresources.logs = served.read_log
             served.start()
         httpd.start()
         yield Endpoint(url=httpd.url, host=httpd.host, port=httpd.port, kubeconfig_path=path, cluster=served,

@@ -30,14 +30,14 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from fakeapi import errors
-from fakeapi.errors import ApiError, Cause
 from fakeapi.http import tokens
 from fakeapi.http.tls import ADMIN_GROUPS, ADMIN_USER
+from fakeapi.machinery import errors
+from fakeapi.machinery.errors import ApiError, Cause
 
 if TYPE_CHECKING:
-    from fakeapi.kinds import Kind
-    from fakeapi.server import APIServer
+    from fakeapi.registry.kinds import Kind
+    from fakeapi.server.apiserver import APIServer
 
 Obj = dict[str, Any]
 
@@ -280,7 +280,7 @@ class KindSubresources:
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}
 
     def _budgets(self, ns: str, pod: Obj) -> list[Obj]:
-        from fakeapi.selectors import SelectorError, selector_from_object
+        from fakeapi.machinery.selectors import SelectorError, selector_from_object
 
         labels = pod["metadata"].get("labels") or {}
         out = []
@@ -297,7 +297,7 @@ class KindSubresources:
 
     def _disruptions_allowed(self, ns: str, pdb: Obj) -> tuple[int, str]:
         """The disruption controller's arithmetic: healthy (Ready) pods the budget selects minus those it needs."""
-        from fakeapi.selectors import SelectorError, selector_from_object
+        from fakeapi.machinery.selectors import SelectorError, selector_from_object
 
         spec = pdb.get("spec") or {}
         try:
@@ -423,7 +423,7 @@ def _decode(body: bytes) -> Any:
 
 
 def _patched(current: Obj, body: bytes, content_type: str) -> Any:
-    from fakeapi.patches import apply_json_patch, apply_merge_patch
+    from fakeapi.machinery.patches import apply_json_patch, apply_merge_patch
 
     patch = _decode(body)
     if content_type == "application/json-patch+json":
@@ -470,7 +470,7 @@ def _scaled(value: Any, total: int, *, round_up: bool) -> int:
 def _format_selector(selector: Any, kind: str) -> str:
     """The Scale's selector as the scale REST writes it: ``LabelSelectorAsSelector(...).String()``
     (``labels.SelectorFromSet`` for a ReplicationController's map)."""
-    from fakeapi.selectors import SelectorError, selector_from_map, selector_from_object
+    from fakeapi.machinery.selectors import SelectorError, selector_from_map, selector_from_object
 
     if not isinstance(selector, dict):
         return ""

@@ -22,10 +22,10 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from fakeapi.clock import parse_time
+from fakeapi.server.clock import parse_time
 
 if TYPE_CHECKING:
-    from fakeapi.kinds import Kind
+    from fakeapi.registry.kinds import Kind
 
 Obj = dict[str, Any]
 Column = tuple[str, str, str, int]  # name, type, description, priority
@@ -77,7 +77,7 @@ def human_duration(d: timedelta) -> str:
 @lru_cache(maxsize=1)
 def _meta_docs() -> dict[str, str]:
     try:
-        from fakeapi.openapi import definitions
+        from fakeapi.machinery.openapi import definitions
 
         props = definitions()["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]["properties"]
         return {k: str(v.get("description", "")) for k, v in props.items()}
@@ -127,7 +127,7 @@ def _containers_images(spec: Any) -> tuple[str, str]:
 
 
 def _selector(sel: Any) -> str:
-    from fakeapi.selectors import SelectorError, selector_from_map, selector_from_object
+    from fakeapi.machinery.selectors import SelectorError, selector_from_map, selector_from_object
 
     try:
         if isinstance(sel, dict) and ("matchLabels" in sel or "matchExpressions" in sel):

@@ -18,11 +18,11 @@ import weakref
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from fakeapi import errors
-from fakeapi.errors import Cause
+from fakeapi.machinery import errors
+from fakeapi.machinery.errors import Cause
 
 if TYPE_CHECKING:
-    from fakeapi.server import APIServer
+    from fakeapi.server.apiserver import APIServer
 
 #: The issuer and default audience (``--service-account-issuer``; a kubeadm cluster's).
 ISSUER = "https://kubernetes.default.svc.cluster.local"

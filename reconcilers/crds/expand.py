@@ -29,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from fakeapi import openapi
+from fakeapi.machinery import openapi
 
 Schema = dict[str, Any]
 

@@ -1,0 +1,446 @@
+"""What kube-apiserver's decoders report for JSON that does not fit a built-in kind's Go types.
+
+A built-in kind is decoded into its Go struct before defaulting and validation, so a value of
+the wrong JSON type never reaches validation:
+
+- a create or update body goes through ``encoding/json`` (``sigs.k8s.io/json``):
+  :func:`unmarshal_error` gives its error (``json: cannot unmarshal string into Go struct
+  field DeploymentSpec.spec.replicas of type int32``), which the server answers with 400;
+- a JSON or merge patch is applied to JSON and the result decoded the same way;
+- a strategic merge patch's result is a map that ``runtime.DefaultUnstructuredConverter``
+  turns into the struct: :func:`from_unstructured_error` gives its (different) error. Both
+  patch errors are answered with 422 (``patch: Invalid value``).
+
+Custom resources are decoded as unstructured JSON: none of this applies to them.
+Pure functions, driven by :class:`fakeapi.codec.gomodel.GoType`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from fakeapi.codec.gomodel import BOOL, FLOAT, INT, STRING, GoType, go_type_string
+from fakeapi.machinery.jsonutil import go_json_type
+from fakeapi.machinery.metavalidation import go_float, go_quote
+from fakeapi.machinery.quantity import parse_quantity
+
+_INT32 = (-(2**31), 2**31 - 1)
+_INT64 = (-(2**63), 2**63 - 1)
+_QUANTITY_FORMAT = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+
+
+#: The scalar Go types a JSON value of exactly this Python type always fits: a struct's field
+#: holding one is not visited. (Integers have a range for the JSON decoder, not the converter.)
+_EXACT: dict[GoType, type] = {STRING: str, BOOL: bool, FLOAT: float}
+_EXACT_CONVERTED: dict[GoType, type] = {**_EXACT, INT: int}
+
+
+class _Abort(Exception):
+    """An error an ``UnmarshalJSON`` method returned: decoding stops there (Go returns it at once)."""
+
+
+def unmarshal_error(doc: Any, t: GoType, *, sorted_keys: bool = False) -> str | None:
+    """The error ``json.Unmarshal`` of ``doc`` into Go type ``t`` returns, or None.
+
+    Go's decoder keeps going after a value of the wrong type and reports the first one, in
+    document order (``sorted_keys``: the document is a Go map marshalled, keys sorted), with
+    the struct holding the field and the field's path from the root. An error from a type's
+    own ``UnmarshalJSON`` (``metav1.Time``, ``resource.Quantity``, ``intstr.IntOrString``)
+    stops decoding and wins over an earlier type error.
+    """
+    d = _Decoder(sorted_keys)
+    try:
+        d.value(doc, t, "", ())
+    except _Abort as e:
+        return str(e)
+    return d.saved
+
+
+class _Decoder:
+    """One ``json.Unmarshal``: the first saved error and the key order."""
+
+    __slots__ = ("saved", "sorted_keys")
+
+    def __init__(self, sorted_keys: bool) -> None:
+        self.saved: str | None = None
+        self.sorted_keys = sorted_keys
+
+    def save(self, message: str) -> None:
+        if self.saved is None:
+            self.saved = message
+
+    def value(self, v: Any, t: GoType, struct: str, path: tuple[str, ...]) -> None:
+        if v is None:
+            return  # null leaves any Go value as it is
+        k = t.kind
+        tv = type(v)
+        if k == "struct":
+            if tv is not dict:
+                self.save(_type_error(v, t, struct, path))
+                return
+            items = sorted(v.items()) if self.sorted_keys else v.items()
+            fields = t.fields
+            for key, sub in items:
+                f = fields.get(key)
+                # (unknown fields are skipped: strict decoding reports them elsewhere)
+                if f is not None and _EXACT.get(f.type) is not type(sub):
+                    self.value(sub, f.type, t.name, (*path, key))
+        elif k == "map":
+            if tv is not dict:
+                self.save(_type_error(v, t, struct, path))
+                return
+            elem = t.elem
+            if elem is not None and elem.kind != "any":
+                for sub in (v[key] for key in sorted(v)) if self.sorted_keys else v.values():
+                    self.value(sub, elem, struct, path)
+        elif k == "slice":
+            if tv is not list:
+                self.save(_type_error(v, t, struct, path))
+                return
+            elem = t.elem
+            if elem is not None and elem.kind != "any":
+                for sub in v:
+                    self.value(sub, elem, struct, path)
+        elif k == "string":
+            if tv is not str:
+                self.save(_type_error(v, t, struct, path))
+            elif t.name == "[]byte":
+                bad = base64_error(v)
+                if bad is not None:
+                    self.save(bad)
+        elif k == "int":
+            if tv is not int:
+                self.save(_type_error(v, t, struct, path, number=tv is float))
+            elif not _fits(v, t.name):
+                self.save(_type_error(v, t, struct, path, number=True))
+        elif k == "float":
+            if tv is not int and tv is not float:
+                self.save(_type_error(v, t, struct, path))
+        elif k == "bool":
+            if tv is not bool:
+                self.save(_type_error(v, t, struct, path))
+        elif k == "time":
+            # metav1.Time.UnmarshalJSON: json.Unmarshal into a string, then time.Parse
+            if tv is not str:
+                raise _Abort(_unmarshal_type_error(_value_text(v), "string", struct, path))
+            bad = _time_error(v, t.micro)
+            if bad is not None:
+                raise _Abort(bad)
+        elif k == "quantity":
+            bad = quantity_error(v)
+            if bad is not None:
+                raise _Abort(bad)
+        elif k == "intorstring" and tv is not str and (tv is not int or not _fits(v, "int32")):
+            # IntOrString.UnmarshalJSON: a JSON string is its string, anything else json.Unmarshal into int32
+            raise _Abort(_unmarshal_type_error(_value_text(v, number=tv in (int, float)), "int32", struct, path))
+
+
+def _fits(v: int, name: str) -> bool:
+    lo, hi = _INT32 if name == "int32" else _INT64
+    return lo <= v <= hi
+
+
+def _value_text(v: Any, *, number: bool = False) -> str:
+    """``UnmarshalTypeError.Value``: the JSON kind, or ``number <text>`` for a number Go could not parse."""
+    if number and type(v) is not bool and isinstance(v, (int, float)):
+        return f"number {v!r}"
+    return go_json_type(v)
+
+
+def _type_error(v: Any, t: GoType, struct: str, path: tuple[str, ...], *, number: bool = False) -> str:
+    return _unmarshal_type_error(_value_text(v, number=number), go_type_string(t), struct, path)
+
+
+def _unmarshal_type_error(value: str, type_name: str, struct: str, path: tuple[str, ...]) -> str:
+    """``UnmarshalTypeError.Error()`` with the decoder's context (Go 1.20+: the full field path)."""
+    if struct or path:
+        return f"json: cannot unmarshal {value} into Go struct field {struct}.{'.'.join(path)} of type {type_name}"
+    return f"json: cannot unmarshal {value} into Go value of type {type_name}"
+
+
+# --- the types with their own UnmarshalJSON ------------------------------------------------------
+
+
+def quantity_error(v: Any) -> str | None:
+    """``resource.Quantity.UnmarshalJSON``'s error for a JSON value (its text, unquoted), or None."""
+    if type(v) is bool:
+        return _QUANTITY_FORMAT
+    if not isinstance(v, (str, int, float)):
+        return _QUANTITY_FORMAT  # an object or array's text never matches the quantity pattern
+    try:
+        parse_quantity(v.strip() if isinstance(v, str) else v)
+    except (ValueError, ZeroDivisionError) as e:
+        text = str(e)
+        for go_message in (_QUANTITY_FORMAT, "unable to parse numeric part of quantity",
+                           "unable to parse quantity's suffix"):
+            if text.startswith(go_message):
+                return go_message
+        return _QUANTITY_FORMAT
+    return None
+
+
+_RFC3339 = "2006-01-02T15:04:05Z07:00"
+_RFC3339_MICRO = "2006-01-02T15:04:05.000000Z07:00"
+#: The layouts as Go's ``nextStdChunk`` splits them: (literal prefix, element) pairs.
+_CHUNKS = (("", "2006"), ("-", "01"), ("-", "02"), ("T", "15"), (":", "04"), (":", "05"))
+_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def time_parse_error(text: str, *, micro: bool = False) -> str | None:
+    """``time.Parse(RFC3339 or RFC3339Micro, text)``'s error message, or None when it parses.
+
+    Ported from Go's ``time.parse`` for these two layouts: the element that failed and the text
+    left at it (``cannot parse "x" as "2006"``), a field out of range, or extra text.
+    """
+    layout = _RFC3339_MICRO if micro else _RFC3339
+
+    def cannot(value: str, elem: str) -> str:
+        return f"parsing time {go_quote(text)} as {go_quote(layout)}: cannot parse {go_quote(value)} as {go_quote(elem)}"
+
+    def out_of_range(what: str) -> str:
+        return f"parsing time {go_quote(text)}: {what} out of range"
+
+    value = text
+    year = month = day = -1
+    for prefix, elem in _CHUNKS:
+        if not value.startswith(prefix):
+            return cannot(value, prefix)
+        value = value[len(prefix):]
+        hold = value
+        if elem == "2006":
+            if len(value) < 4 or not _digits(value[:4]):
+                return cannot(hold, elem)
+            year, value = int(value[:4]), value[4:]
+            continue
+        n, value, ok = _getnum(value, fixed=elem != "15")
+        if not ok:
+            return cannot(hold, elem)
+        limits = {"01": (1, 12, "month"), "15": (0, 23, "hour"), "04": (0, 59, "minute"), "05": (0, 59, "second")}
+        if elem in limits:
+            lo, hi, what = limits[elem]
+            if not lo <= n <= hi:
+                return out_of_range(what)
+        if elem == "01":
+            month = n
+        elif elem == "02":
+            day = n
+        elif elem == "05" and not micro and len(value) >= 2 and value[0] in ".," and _digits(value[1]):
+            end = 2
+            while end < len(value) and _digits(value[end]):
+                end += 1
+            value = value[end:]  # a fraction the layout does not name is read all the same
+    if micro:
+        if len(value) < 7 or value[0] not in ".," or not _digits(value[1:7]):
+            return cannot(value, ".000000")
+        value = value[7:]
+    hold = value
+    if value.startswith("Z"):
+        value = value[1:]
+    elif len(value) < 6 or value[3] != ":" or value[0] not in "+-" or not (
+            _digits(value[1:3]) and _digits(value[4:6])):
+        return cannot(hold, "Z07:00")
+    else:
+        if int(value[1:3]) > 24:
+            return out_of_range("time zone offset hour")
+        if int(value[4:6]) > 60:
+            return out_of_range("time zone offset minute")
+        value = value[6:]
+    if value:
+        return f"parsing time {go_quote(text)}: extra text: {go_quote(value)}"
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    if day < 1 or day > (29 if month == 2 and leap else _DAYS[month - 1]):
+        return out_of_range("day")
+    return None
+
+
+@lru_cache(maxsize=1024)
+def _time_error(text: str, micro: bool) -> str | None:
+    """:func:`time_parse_error`, remembered (a cluster's timestamps repeat)."""
+    return time_parse_error(text, micro=micro)
+
+
+def _getnum(s: str, *, fixed: bool) -> tuple[int, str, bool]:
+    """Go's ``getnum``: one or two leading digits (exactly two when ``fixed``)."""
+    if not _digits(s[:1]):
+        return 0, s, False
+    if not _digits(s[1:2]):
+        if fixed:
+            return 0, s, False
+        return int(s[0]), s[1:], True
+    return int(s[:2]), s[2:], True
+
+
+def _digits(s: str) -> bool:
+    """Is ``s`` non-empty and all ASCII digits (Go's ``isDigit``)?"""
+    return s.isascii() and s.isdigit()
+
+
+def base64_error(text: str) -> str | None:
+    """``base64.StdEncoding.Decode``'s error (``illegal base64 data at input byte N``), or None.
+
+    Ported from Go's ``decodeQuantum``: ``\\r`` and ``\\n`` are skipped anywhere, padding is
+    required, and N is a byte offset into the UTF-8 text.
+    """
+    src = text.encode()
+    n = len(src)
+    si = 0
+    while True:
+        j = 0
+        while j < 4:
+            if si == n:
+                if j == 0:
+                    return None
+                return _corrupt(si - j)
+            c = src[si]
+            si += 1
+            if c in _B64_ALPHABET:
+                j += 1
+                continue
+            if c in (0x0A, 0x0D):
+                continue
+            if c != 0x3D:  # '='
+                return _corrupt(si - 1)
+            if j in (0, 1):
+                return _corrupt(si - 1)
+            if j == 2:
+                while si < n and src[si] in (0x0A, 0x0D):
+                    si += 1
+                if si == n:
+                    return _corrupt(n)
+                if src[si] != 0x3D:
+                    return _corrupt(si - 1)
+                si += 1
+            while si < n and src[si] in (0x0A, 0x0D):
+                si += 1
+            return _corrupt(si) if si < n else None
+
+
+_B64_ALPHABET = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+
+
+def _corrupt(at: int) -> str:
+    return f"illegal base64 data at input byte {at}"
+
+
+# --- runtime.DefaultUnstructuredConverter (a strategic merge patch's result) ----------------------
+
+#: reflect's Kind of each unstructured value type (``int64`` and ``float64`` as util/json decodes numbers).
+_REFLECT_KIND = {str: "string", int: "int64", float: "float64", bool: "bool", dict: "map", list: "slice"}
+_SCALAR_KIND_NAMES = {"string": "string", "float": "float64", "bool": "bool"}
+
+
+def from_unstructured_error(doc: Any, t: GoType) -> str | None:
+    """The error ``runtime.DefaultUnstructuredConverter.FromUnstructured`` returns for ``doc``, or None.
+
+    It stops at the first error, whose message names reflect kinds (``unrecognized type:
+    int32``, ``cannot convert int64 to string``, ``cannot restore struct from: string``).
+    Go visits a struct's fields in their declaration order, which the schemas do not give:
+    here they are visited in the document's order (only a document with several errors
+    tells the two apart); a map's in key order (Go's is random).
+    """
+    if doc is None or t.kind == "any":
+        return None
+    k = t.kind
+    tv = type(doc)
+    src = _REFLECT_KIND.get(tv, "interface")
+    if k in ("string", "int", "float", "bool"):
+        if k == "string" and t.name == "[]byte":
+            if tv is str:
+                bad = base64_error(doc) if doc else None
+                return f"error decoding from json: {bad}" if bad else None
+            return None if tv is list else f"cannot restore slice from {src}"
+        dst = (t.name or "int64") if k == "int" else _SCALAR_KIND_NAMES[k]
+        if (k == "string" and tv is str) or (k == "bool" and tv is bool):
+            return None
+        if tv is int and k in ("int", "float"):
+            return None  # (converted without a range check)
+        if tv is float and k == "float":
+            return None
+        if tv is float and k == "int":
+            return None if doc.is_integer() else f"cannot convert float64 to {dst}"
+        if tv is int and k == "string":
+            return "cannot convert int64 to string"  # (an integer converts to a string in Go: a rune)
+        return f"unrecognized type: {dst}"
+    if k == "struct":
+        return _struct_from_unstructured_error(doc, t) if tv is dict else f"cannot restore struct from: {src}"
+    if k == "map":
+        if tv is not dict:
+            return f"cannot restore map from {src}"
+        if t.elem is None:
+            return None
+        for key in sorted(doc):
+            bad = from_unstructured_error(doc[key], t.elem)
+            if bad is not None:
+                return bad
+        return None
+    if k == "slice":
+        if tv is not list:
+            return f"cannot restore slice from {src}"
+        if t.elem is None:
+            return None
+        for sub in doc:
+            bad = from_unstructured_error(sub, t.elem)
+            if bad is not None:
+                return bad
+        return None
+    # a type with its own UnmarshalJSON, handed json.Marshal of the value
+    if k == "time":
+        if tv is not str:
+            return _unmarshal_type_error(go_json_type(doc), "string", "", ())
+        return _time_error(doc, t.micro)
+    if k == "quantity":
+        return quantity_error(doc)
+    # intorstring: a string, or json.Unmarshal of the value's JSON into an int32
+    if tv is str or (tv is int and _fits(doc, "int32")) or (tv is float and doc.is_integer() and _fits(int(doc), "int32")):
+        return None
+    number = tv is int or tv is float
+    text = f"number {go_float(doc) if tv is float else doc}" if number else go_json_type(doc)
+    return _unmarshal_type_error(text, "int32", "", ())
+
+
+def _struct_from_unstructured_error(doc: dict[str, Any], t: GoType) -> str | None:
+    """:func:`from_unstructured_error` of a map into a struct (the common shapes handled inline)."""
+    fields = t.fields
+    for name, sub in doc.items():
+        f = fields.get(name)
+        if f is None or sub is None:
+            continue
+        ft = f.type
+        ts = type(sub)
+        if _EXACT_CONVERTED.get(ft) is ts:
+            continue
+        fk = ft.kind
+        if fk == "struct" and ts is dict:
+            bad = _struct_from_unstructured_error(sub, ft)
+        elif fk == "time" and ts is str:
+            bad = _time_error(sub, ft.micro)
+        elif fk == "slice" and ts is list and ft.elem is not None and ft.elem.kind == "struct":
+            bad = None
+            for x in sub:
+                bad = (_struct_from_unstructured_error(x, ft.elem) if type(x) is dict
+                       else from_unstructured_error(x, ft.elem))
+                if bad is not None:
+                    break
+        else:
+            bad = from_unstructured_error(sub, ft)
+        if bad is not None:
+            return bad
+    return None
+
+
+def go_sprint(v: Any) -> str:
+    """``fmt.Sprintf("%+v", v)`` of an unstructured value: ``map[a:1 b:[x y]]``, keys sorted."""
+    if v is None:
+        return "<nil>"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, dict):
+        return "map[" + " ".join(f"{k}:{go_sprint(v[k])}" for k in sorted(v)) + "]"
+    if isinstance(v, list):
+        return "[" + " ".join(go_sprint(x) for x in v) + "]"
+    if isinstance(v, float):
+        return go_float(v)
+    return str(v)

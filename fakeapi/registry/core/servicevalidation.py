@@ -1,0 +1,169 @@
+"""What ``ValidateService`` and ``ValidateServiceUpdate`` check beyond the OpenAPI schema.
+
+The rules an operator's Services meet most (``pkg/apis/core/validation``): ports (required but
+for headless and ExternalName services, named when there are several, numbers in range,
+supported protocols, unique), the type and session affinity, no node port on a ClusterIP
+service, an ExternalName's name, and cluster IPs that may not change once set.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from fakeapi.machinery.errors import FIELD_VALUE_DUPLICATE, Cause, GoValue
+from fakeapi.machinery.metavalidation import (
+    bad_value,
+    forbidden,
+    go_quote,
+    go_string_slice,
+    invalid,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    not_supported,
+    required,
+    validate_labels,
+)
+
+_PORT_RANGE = "must be between 1 and 65535, inclusive"
+_PROTOCOLS = ["SCTP", "TCP", "UDP"]
+_TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"]
+_AFFINITIES = ["ClientIP", "None"]
+_IANA_SVC_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])*$")
+
+
+def _duplicate(field: str, value: Any) -> Cause:
+    return Cause(FIELD_VALUE_DUPLICATE, f"Duplicate value: {bad_value(value)}", field)
+
+
+def _headless(spec: dict[str, Any]) -> bool:
+    return spec.get("clusterIP") == "None"
+
+
+def service_causes(obj: dict[str, Any]) -> list[Cause]:
+    """``ValidateService`` (the spec part)."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return []
+    causes: list[Cause] = []
+    stype = spec.get("type")
+    ports = [p for p in spec.get("ports") or () if isinstance(p, dict)]
+    if not ports and not _headless(spec) and stype != "ExternalName":
+        causes.append(required("spec.ports"))
+    if stype == "ExternalName":
+        cname = str(spec.get("externalName") or "").removesuffix(".")
+        if not cname:
+            causes.append(required("spec.externalName"))
+        else:
+            causes += [invalid("spec.externalName", cname, msg) for msg in is_dns1123_subdomain(cname)]
+    names: set[str] = set()
+    for i, p in enumerate(ports):
+        causes += _port_causes(p, f"spec.ports[{i}]", len(ports) > 1, names)
+    if spec.get("selector") is not None:
+        causes += validate_labels(spec.get("selector"), "spec.selector")
+    affinity = spec.get("sessionAffinity")
+    if not affinity:
+        causes.append(required("spec.sessionAffinity"))
+    elif affinity not in _AFFINITIES:
+        causes.append(not_supported("spec.sessionAffinity", affinity, _AFFINITIES))
+    if not stype:
+        causes.append(required("spec.type"))
+    elif stype not in _TYPES:
+        causes.append(not_supported("spec.type", stype, _TYPES))
+    if stype == "ClusterIP":
+        for i, p in enumerate(ports):
+            if p.get("nodePort"):
+                causes.append(forbidden(f"spec.ports[{i}].nodePort", "may not be used when `type` is 'ClusterIP'"))
+    node_ports: set[tuple[Any, Any]] = set()
+    for i, p in enumerate(ports):
+        if not p.get("nodePort"):
+            continue
+        key = (p.get("protocol"), p.get("nodePort"))
+        if key in node_ports:
+            causes.append(_duplicate(f"spec.ports[{i}].nodePort", p.get("nodePort")))
+        node_ports.add(key)
+    seen: set[tuple[Any, Any]] = set()
+    for i, p in enumerate(ports):
+        key = (p.get("protocol"), p.get("port"))
+        if key in seen:
+            causes.append(_duplicate(f"spec.ports[{i}]", GoValue(
+                f'core.ServicePort{{Name:"", Protocol:{go_quote(str(p.get("protocol")))}, AppProtocol:(*string)(nil), '
+                f'Port:{p.get("port")}, TargetPort:intstr.IntOrString{{Type:0, IntVal:0, StrVal:""}}, NodePort:0}}')))
+        seen.add(key)
+    return causes
+
+
+def _port_causes(p: dict[str, Any], path: str, require_name: bool, names: set[str]) -> list[Cause]:
+    """``validateServicePort``."""
+    causes: list[Cause] = []
+    name = p.get("name") or ""
+    if require_name and not name:
+        causes.append(required(f"{path}.name"))
+    elif name:
+        causes += [invalid(f"{path}.name", name, msg) for msg in is_dns1123_label(name)]
+        if name in names:
+            causes.append(_duplicate(f"{path}.name", name))
+        names.add(name)
+    port = p.get("port") or 0  # (absent: Go's zero value)
+    if isinstance(port, int) and not 1 <= port <= 65535:
+        causes.append(invalid(f"{path}.port", port, _PORT_RANGE))
+    protocol = p.get("protocol")
+    if not protocol:
+        causes.append(required(f"{path}.protocol"))
+    elif protocol not in _PROTOCOLS:
+        causes.append(not_supported(f"{path}.protocol", protocol, _PROTOCOLS))
+    causes += _port_num_or_name_causes(p.get("targetPort") or 0, f"{path}.targetPort")
+    return causes
+
+
+def port_name_errors(value: str) -> list[str]:
+    """``IsValidPortName``: an IANA service name (at most 15 characters, a letter, single inner hyphens)."""
+    msgs = []
+    if len(value) > 15:
+        msgs.append("must be no more than 15 characters")
+    if not _IANA_SVC_NAME.match(value):
+        msgs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not any("a" <= c <= "z" for c in value):
+        msgs.append("must contain at least one letter (a-z)")
+    if "--" in value:
+        msgs.append("must not contain consecutive hyphens")
+    if value[:1] == "-" or value[-1:] == "-":
+        msgs.append("must not begin or end with a hyphen")
+    return msgs
+
+
+def port_number_errors(value: int) -> list[str]:
+    """``IsValidPortNum``."""
+    return [] if 1 <= value <= 65535 else [_PORT_RANGE]
+
+
+def _port_num_or_name_causes(value: Any, path: str) -> list[Cause]:
+    """``ValidatePortNumOrName``: a port number, or an IANA service name."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return [invalid(path, value, m) for m in port_number_errors(value)]
+    if isinstance(value, str):
+        return [invalid(path, value, m) for m in port_name_errors(value)]
+    return []
+
+
+def service_update_causes(obj: dict[str, Any], old: dict[str, Any]) -> list[Cause]:
+    """``validateUpgradeDowngradeClusterIPs`` for a single-stack cluster: cluster IPs may not change once set."""
+    spec, old_spec = obj.get("spec") or {}, old.get("spec") or {}
+    if "ExternalName" in (spec.get("type"), old_spec.get("type")):
+        return []
+    if _headless(spec) and _headless(old_spec):
+        return []
+    new_ips, old_ips = list(spec.get("clusterIPs") or ()), list(old_spec.get("clusterIPs") or ())
+    causes: list[Cause] = []
+    if len(new_ips) == len(old_ips):
+        for i, ip in enumerate(old_ips):
+            if ip != new_ips[i]:
+                causes.append(invalid(f"spec.clusterIPs[{i}]", go_string_slice(new_ips), "may not change once set"))
+    elif len(old_ips) > len(new_ips):
+        if not new_ips:
+            causes.append(invalid("spec.clusterIPs[0]", go_string_slice(new_ips or None), "primary clusterIP can not be unset"))
+        elif new_ips[0] != old_ips[0]:
+            causes.append(invalid("spec.clusterIPs[0]", go_string_slice(new_ips), "may not change once set"))
+    elif old_ips and new_ips[0] != old_ips[0]:
+        causes.append(invalid("spec.clusterIPs[0]", go_string_slice(new_ips), "may not change once set"))
+    return causes

@@ -1,0 +1,4 @@
+"""The policy/v1 API group: PodDisruptionBudgets.
+
+May import: :mod:`fakeapi.machinery`, :mod:`fakeapi.codec`, :mod:`fakeapi.schema`, the rest of :mod:`fakeapi.registry`.
+"""

@@ -1,0 +1,716 @@
+"""The CRD request pipeline on a structural schema (reference §6.1), in place on a JSON object.
+
+Ports of ``apiextensions-apiserver/pkg/apiserver/schema``: ``pruning.PruneWithOptions``
+(:func:`prune`), ``defaulting.PruneNonNullableNullsWithoutDefaults``
+(:func:`drop_nulls`) and ``defaulting.Default`` (:func:`apply_defaults`).
+
+Schemas are inline structural OpenAPI v3 dicts (a CRD's ``openAPIV3Schema``):
+``properties``, ``additionalProperties``, ``items``, ``nullable``, ``default``,
+``x-kubernetes-preserve-unknown-fields``, ``x-kubernetes-embedded-resource``.
+The functions only walk the data present, never the whole schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fakeapi.machinery import openapi
+from fakeapi.machinery.jsonutil import copy_normalized, fast_copy
+
+Schema = dict[str, Any]
+
+_META_FIELDS = frozenset({"apiVersion", "kind", "metadata"})
+_PRESERVE = "x-kubernetes-preserve-unknown-fields"
+_EMBEDDED = "x-kubernetes-embedded-resource"
+
+
+def _object_meta_schema() -> Schema:
+    """The structural schema ObjectMeta is pruned with (known fields only, recursively)."""
+    global _OBJECT_META
+    if _OBJECT_META is None:
+        _OBJECT_META = inline_builtin(openapi.OBJECT_META)
+    return _OBJECT_META
+
+
+_OBJECT_META: Schema | None = None
+
+
+# --- pruning --------------------------------------------------------------------------------
+
+
+def prune(obj: dict[str, Any], schema: Schema | None) -> list[str]:
+    """Delete the fields ``schema`` does not know, in place; return their paths.
+
+    The root keeps ``apiVersion``, ``kind`` and ``metadata`` (metadata pruned to
+    the ObjectMeta fields), as do ``x-kubernetes-embedded-resource`` nodes.
+    ``x-kubernetes-preserve-unknown-fields`` keeps unknown keys while known
+    properties are still pruned by their own schemas. Paths are written like
+    the apiserver's warnings: ``spec.unknown``, ``spec.items[0].x``.
+    """
+    pruned: list[str] = []
+    s = schema or {}
+    if s.get(_PRESERVE):
+        _skip_prune(obj, s, "", pruned, True)
+    else:
+        _prune_object(obj, s, "", pruned, True)
+    return pruned
+
+
+def _prune_meta(meta: Any, path: str, pruned: list[str], base: Any = None) -> None:
+    """Prune ``metadata`` by ObjectMeta's schema; maps and lists that *are* ``base``'s (stored
+    metadata, pruned when it was stored and never mutated) are not walked again, and metadata
+    with nothing that could be pruned (:func:`metadata_could_prune`) is not walked at all."""
+    if type(meta) is dict and metadata_could_prune(meta, base if type(base) is dict else None):
+        _walk_meta(meta, path, pruned, base)
+
+
+def _prune_meta_at(meta: Any, chain: Chain, pruned: list[str], base: Any = None) -> None:
+    """:func:`_prune_meta` at the path of a (parent, key) chain, whose text is only made when needed."""
+    if type(meta) is dict and metadata_could_prune(meta, base if type(base) is dict else None):
+        _walk_meta(meta, chain_text(chain), pruned, base)
+
+
+def _walk_meta(meta: dict[str, Any], path: str, pruned: list[str], base: Any) -> None:
+    if type(base) is not dict:
+        _prune(meta, _object_meta_schema(), path, pruned)
+        return
+    props = _object_meta_schema()["properties"]
+    drop: list[str] | None = None
+    for k, v in meta.items():
+        sub = props.get(k)
+        if sub is None:
+            if drop is None:
+                drop = []
+            drop.append(k)
+            pruned.append(f"{path}.{k}" if path else k)
+            continue
+        tv = type(v)
+        if (tv is dict or tv is list) and v is not base.get(k):
+            _prune(v, sub, f"{path}.{k}" if path else k, pruned)
+    if drop:
+        for k in drop:
+            del meta[k]
+
+
+def metadata_could_prune(meta: dict[str, Any], base: dict[str, Any] | None) -> bool:
+    """Could pruning ``meta`` change anything? False settles it without a walk: every key is an
+    ObjectMeta field, and every map or list (not ``base``'s, pruned when stored) has a shape its
+    schema cannot prune (:func:`_meta_shapes`)."""
+    shapes = _meta_shapes()
+    for k, v in meta.items():
+        shape = shapes.get(k, _UNKNOWN)
+        if shape is _UNKNOWN:
+            return True
+        tv = type(v)
+        if tv is not dict and tv is not list:
+            continue
+        if base is not None and v is base.get(k):
+            continue
+        if tv is dict:
+            if shape is not _SCALAR_MAP or not _NOT_CONTAINERS.issuperset(map(type, v.values())):
+                return True
+        elif shape is _SCALAR_LIST:
+            if not _NOT_CONTAINERS.issuperset(map(type, v)):
+                return True
+        elif type(shape) is frozenset:  # a list of structs without nested maps or lists
+            for item in v:
+                if type(item) is list:
+                    return True
+                if type(item) is dict:
+                    for ik, iv in item.items():
+                        if ik not in shape or type(iv) is dict or type(iv) is list:
+                            return True
+        else:
+            return True
+    return False
+
+
+_UNKNOWN: Any = object()
+_SCALAR_MAP: Any = object()
+_SCALAR_LIST: Any = object()
+_OTHER: Any = object()
+
+
+def _meta_shapes() -> dict[str, Any]:
+    """Each ObjectMeta field's shape, from the schema metadata is pruned with: a map of scalars, a
+    list of scalars, a list of structs whose fields are scalars (their names), or anything else."""
+    global _META_SHAPES
+    if _META_SHAPES is None:
+        def plain(node: Any) -> bool:
+            return type(node) is dict and not ({"properties", "items", "additionalProperties", _PRESERVE} & node.keys())
+
+        shapes: dict[str, Any] = {}
+        for name, sub in _object_meta_schema()["properties"].items():
+            ap, items = sub.get("additionalProperties"), sub.get("items")
+            if plain(ap) and "properties" not in sub:
+                shapes[name] = _SCALAR_MAP
+            elif plain(items):
+                shapes[name] = _SCALAR_LIST
+            elif type(items) is dict and not items.get(_PRESERVE) and "additionalProperties" not in items and all(
+                    plain(p) for p in (items.get("properties") or {}).values()):
+                shapes[name] = frozenset(items.get("properties") or {})
+            else:
+                shapes[name] = _OTHER
+        _META_SHAPES = shapes
+    return _META_SHAPES
+
+
+_META_SHAPES: dict[str, Any] | None = None
+#: The JSON types that hold nothing to prune (checked over a whole map or list in C: ``issuperset(map(type, ...))``).
+_NOT_CONTAINERS = frozenset({str, int, float, bool, type(None)})
+
+
+def _prune_object(x: dict[str, Any], s: Schema, path: str, pruned: list[str], embedded: bool) -> None:
+    """Prune a map ``x`` against object schema ``s`` (which is not preserve-unknown)."""
+    props = s.get("properties")
+    ap = s.get("additionalProperties")
+    drop: list[str] | None = None
+    for k, v in x.items():
+        if embedded and k in _META_FIELDS:
+            if k == "metadata":
+                _prune_meta(v, f"{path}.metadata" if path else "metadata", pruned)
+            continue
+        sub = props.get(k) if props is not None else None
+        if sub is None:
+            if ap is None or ap is False:
+                if drop is None:
+                    drop = []
+                drop.append(k)
+                pruned.append(f"{path}.{k}" if path else k)
+                continue
+            sub = ap if type(ap) is dict else None
+        tv = type(v)
+        if tv is dict or tv is list:
+            _prune(v, sub, f"{path}.{k}" if path else k, pruned)
+    if drop:
+        for k in drop:
+            del x[k]
+
+
+def _prune(x: Any, s: Schema | None, path: str, pruned: list[str]) -> None:
+    tx = type(x)
+    if s is not None and s.get(_PRESERVE):
+        _skip_prune(x, s, path, pruned, bool(s.get(_EMBEDDED)))
+        return
+    if tx is dict:
+        if s is None:
+            for k in list(x):
+                del x[k]
+                pruned.append(f"{path}.{k}")
+            return
+        _prune_object(x, s, path, pruned, bool(s.get(_EMBEDDED)))
+    elif tx is list:
+        it = s.get("items") if s is not None else None
+        for i, v in enumerate(x):
+            tv = type(v)
+            if tv is dict or tv is list:
+                _prune(v, it, f"{path}[{i}]", pruned)
+
+
+def _skip_prune(x: Any, s: Schema, path: str, pruned: list[str], embedded: bool) -> None:
+    tx = type(x)
+    if tx is dict:
+        props = s.get("properties")
+        ap = s.get("additionalProperties")
+        for k, v in x.items():
+            if embedded and k in _META_FIELDS:
+                if k == "metadata":
+                    _prune_meta(v, f"{path}.metadata" if path else "metadata", pruned)
+                continue
+            sub = props.get(k) if props is not None else None
+            if sub is None:
+                if type(ap) is not dict:
+                    continue
+                sub = ap
+            tv = type(v)
+            if tv is dict or tv is list:
+                _prune(v, sub, f"{path}.{k}" if path else k, pruned)
+    elif tx is list:
+        it = s.get("items")
+        if it is None:
+            return
+        for i, v in enumerate(x):
+            tv = type(v)
+            if tv is dict or tv is list:
+                _skip_prune(v, it, f"{path}[{i}]", pruned, bool(it.get(_EMBEDDED)))
+
+
+# --- nulls ----------------------------------------------------------------------------------
+
+
+def drop_nulls(obj: Any, schema: Schema | None) -> None:
+    """Drop ``null`` map entries whose schema is neither nullable nor defaulted, in place.
+
+    Array elements are kept (they then fail validation), as the apiserver does.
+    """
+    if schema is None:
+        return
+    tx = type(obj)
+    if tx is dict:
+        props = schema.get("properties")
+        ap = schema.get("additionalProperties")
+        drop: list[str] | None = None
+        for k, v in obj.items():
+            sub = props.get(k) if props is not None else None
+            if sub is None:
+                if type(ap) is not dict:
+                    continue
+                sub = ap
+            if v is None:
+                if not sub.get("nullable") and "default" not in sub:
+                    if drop is None:
+                        drop = []
+                    drop.append(k)
+            elif type(v) is dict or type(v) is list:
+                drop_nulls(v, sub)
+        if drop:
+            for k in drop:
+                del obj[k]
+    elif tx is list:
+        it = schema.get("items")
+        if it is not None:
+            for v in obj:
+                if type(v) is dict or type(v) is list:
+                    drop_nulls(v, it)
+
+
+# --- defaults -------------------------------------------------------------------------------
+
+
+def apply_defaults(obj: Any, schema: Schema | None) -> None:
+    """Apply schema defaults top-down, in place (``defaulting.Default``).
+
+    A key is defaulted when absent or a non-nullable ``null``; the default is
+    deep-copied; defaults only materialize inside objects that exist (or were
+    themselves just defaulted).
+    """
+    if schema is None:
+        return
+    tx = type(obj)
+    if tx is dict:
+        props = schema.get("properties")
+        if props is not None:
+            for k, dsub in _defaulted_props(schema):
+                if k not in obj or (obj[k] is None and not dsub.get("nullable")):
+                    obj[k] = fast_copy(dsub["default"])
+        ap = schema.get("additionalProperties")
+        for k, v in obj.items():
+            sub = props.get(k) if props is not None else None
+            if sub is None:
+                if type(ap) is not dict:
+                    continue
+                sub = ap
+                if v is None and not sub.get("nullable") and "default" in sub:
+                    v = obj[k] = fast_copy(sub["default"])
+            if type(v) is dict or type(v) is list:
+                apply_defaults(v, sub)
+    elif tx is list:
+        it = schema.get("items")
+        if it is None:
+            return
+        has_default = "default" in it and not it.get("nullable")
+        for i, v in enumerate(obj):
+            if v is None and has_default:
+                v = obj[i] = fast_copy(it["default"])
+            if type(v) is dict or type(v) is list:
+                apply_defaults(v, it)
+
+
+_DEFAULTED: dict[int, tuple[Schema, list[tuple[str, Schema]]]] = {}
+
+
+def _defaulted_props(schema: Schema) -> list[tuple[str, Schema]]:
+    """The properties of an object schema that carry a default (cached per schema node)."""
+    hit = _DEFAULTED.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    props = schema.get("properties") or {}
+    out = [(k, sub) for k, sub in props.items() if type(sub) is dict and "default" in sub]
+    _DEFAULTED[id(schema)] = (schema, out)
+    return out
+
+
+def has_defaults(schema: Schema | None) -> bool:
+    """True when any node of a structural schema has a ``default`` (lets callers skip defaulting)."""
+    if not isinstance(schema, dict):
+        return False
+    if "default" in schema:
+        return True
+    for key in ("properties",):
+        sub = schema.get(key)
+        if isinstance(sub, dict) and any(has_defaults(v) for v in sub.values()):
+            return True
+    return has_defaults(schema.get("items")) or has_defaults(schema.get("additionalProperties"))
+
+
+# --- built-in schemas in structural form ------------------------------------------------------
+
+
+_INLINE: dict[str, Schema] = {}
+
+
+def inline_builtin(name: str) -> Schema:
+    """A built-in definition as a structural-like tree, for :func:`prune` / :func:`drop_nulls`.
+
+    Unlike :func:`openapi.structural_from_definition` this does not copy: each
+    definition becomes one shared node (recursive types stay finite), and only
+    what pruning needs is kept (``properties``, ``additionalProperties``,
+    ``items``, preserve-unknown for free-form nodes); every node is ``nullable``
+    (a Go decoder takes null anywhere), so :func:`run_pipeline` only prunes.
+    """
+    hit = _INLINE.get(name)
+    if hit is not None:
+        return hit
+    out: Schema = {}
+    _INLINE[name] = out
+    out.update(_inline_node(openapi.definitions()[name]))
+    return out
+
+
+def inline_builtin_root(root: Schema) -> Schema:
+    """A built-in kind's root schema (from :func:`openapi.builtin_schema`) in inline form."""
+    return _inline_node(root)
+
+
+def _inline_node(node: Schema) -> Schema:
+    ref = node.get("$ref")
+    if type(ref) is str:
+        return inline_builtin(openapi.ref_name(ref))
+    # A Go decoder accepts null anywhere (it leaves the zero value): every node is nullable.
+    out: Schema = {"nullable": True}
+    t = node.get("type")
+    types = [t] if isinstance(t, str) else list(t or [])
+    props = node.get("properties")
+    if props:
+        out["properties"] = {k: _inline_node(v) for k, v in props.items()}
+    ap = node.get("additionalProperties")
+    if isinstance(ap, dict):
+        out["additionalProperties"] = _inline_node(ap)
+    it = node.get("items")
+    if isinstance(it, dict):
+        out["items"] = _inline_node(it)
+    if not props and not isinstance(ap, dict) and not isinstance(it, dict):
+        non_null = [x for x in types if x != "null"]
+        if not non_null or non_null == ["object"]:
+            # free-form JSON, RawExtension, FieldsV1: Go keeps the raw content
+            out[_PRESERVE] = True
+    return out
+
+
+# --- the whole pipeline in one pass, on a compiled schema ---------------------------------------
+
+
+class _Node:
+    """A structural schema node with what the pipeline needs, precomputed."""
+
+    __slots__ = ("ap", "default", "defaulted", "embedded", "has_default", "items", "nullable", "preserve", "props")
+
+    def __init__(self, items: _Node | None = None) -> None:
+        self.props: dict[str, _Node] | None = None
+        self.ap: _Node | None = None
+        self.items: _Node = self if items is None else items  # (only Go's nil schema _NIL is its own items)
+        self.preserve = False
+        self.embedded = False
+        self.nullable = False
+        self.has_default = False
+        self.default: Any = None
+        self.defaulted: list[tuple[str, _Node]] = []
+
+
+_NIL = _Node()  # Go's nil schema: prunes every key below it, never drops nulls or defaults
+_NIL.nullable = True
+
+_NODES: dict[int, tuple[Schema, _Node]] = {}
+
+
+def _compile(schema: Schema) -> _Node:
+    hit = _NODES.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    n = _Node(_NIL)
+    _NODES[id(schema)] = (schema, n)
+    n.preserve = bool(schema.get(_PRESERVE))
+    n.embedded = bool(schema.get(_EMBEDDED))
+    n.nullable = bool(schema.get("nullable"))
+    if "default" in schema:
+        n.has_default = True
+        n.default = schema["default"]
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        n.props = {k: _compile(v) for k, v in props.items() if isinstance(v, dict)}
+        n.defaulted = [(k, sub) for k, sub in n.props.items() if sub.has_default]
+    ap = schema.get("additionalProperties")
+    if isinstance(ap, dict):
+        n.ap = _compile(ap)
+    elif ap is True:
+        n.ap = _NIL
+    it = schema.get("items")
+    if isinstance(it, dict):
+        n.items = _compile(it)
+    return n
+
+
+def run_pipeline(obj: dict[str, Any], schema: Schema) -> list[str]:
+    """:func:`prune`, then :func:`drop_nulls`, then :func:`apply_defaults`, in one walk; the pruned paths.
+
+    Same result as the three calls in sequence, at about a third of the cost.
+    The schema is compiled once (cached by identity: do not mutate it afterwards).
+    """
+    n = _compile(schema)
+    pruned: list[str] = []
+    _run(obj, n, None, pruned, n.preserve, True)
+    return pruned
+
+
+# Paths are built lazily from (parent, key) chains: only pruned fields need their text.
+Chain = tuple[Any, str | int] | None
+
+
+def chain_text(chain: Chain) -> str:
+    """``spec.items[0].x`` from a (parent, key) chain."""
+    parts: list[str | int] = []
+    while chain is not None:
+        chain, key = chain
+        parts.append(key)
+    out = ""
+    for key in reversed(parts):
+        if type(key) is int:
+            out += f"[{key}]"
+        else:
+            out = f"{out}.{key}" if out else str(key)
+    return out
+
+
+def _run(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], preserve: bool, embedded: bool) -> None:
+    props = n.props
+    ap = n.ap
+    drop: list[str] | None = None
+    for k, v in x.items():
+        sub = props.get(k) if props is not None else None
+        if embedded and k in _META_FIELDS:
+            if v is None:
+                if sub is not None and not sub.nullable and not sub.has_default:
+                    if drop is None:
+                        drop = []
+                    drop.append(k)
+            elif k == "metadata" and type(v) is dict:
+                _prune_meta_at(v, (path, "metadata"), pruned)
+            continue
+        if sub is None:
+            if ap is None:
+                if not preserve:
+                    if drop is None:
+                        drop = []
+                    drop.append(k)
+                    pruned.append(chain_text((path, k)))
+                continue
+            sub = ap
+        if v is None:
+            if not sub.nullable and not sub.has_default:
+                if drop is None:
+                    drop = []
+                drop.append(k)
+            continue
+        tv = type(v)
+        if tv is dict:
+            _run(v, sub, (path, k), pruned, sub.preserve, sub.embedded)
+        elif tv is list:
+            _run_list(v, sub, (path, k), pruned, sub.preserve)
+    if drop:
+        for k in drop:
+            del x[k]
+    if n.defaulted or (ap is not None and ap.has_default and not ap.nullable):
+        _fill_defaults(x, n)
+
+
+def _fill_defaults(x: dict[str, Any], n: _Node) -> None:
+    """The defaulting step of :func:`_run` on a map whose own keys are pruned already."""
+    for k, dsub in n.defaulted:
+        cur = x.get(k, _MISSING)
+        if cur is _MISSING or (cur is None and not dsub.nullable):
+            x[k] = v = fast_copy(dsub.default)
+            _defaults_node(v, dsub)
+    ap = n.ap
+    if ap is not None and ap.has_default and not ap.nullable:
+        props = n.props
+        for k, v in x.items():
+            if v is None and (props is None or k not in props):
+                x[k] = nv = fast_copy(ap.default)
+                _defaults_node(nv, ap)
+
+
+_MISSING = object()
+
+
+def _run_list(xs: list[Any], n: _Node, path: Chain, pruned: list[str], skip: bool) -> None:
+    it = n.items
+    fill = it.has_default and not it.nullable
+    for i, v in enumerate(xs):
+        tv = type(v)
+        if tv is dict:
+            _run(v, it, (path, i), pruned, skip or it.preserve, it.embedded)
+        elif tv is list:
+            _run_list(v, it, (path, i), pruned, skip or it.preserve)
+        elif v is None and fill:
+            xs[i] = nv = fast_copy(it.default)
+            _defaults_node(nv, it)
+
+
+# --- the pipeline on a copy -----------------------------------------------------------------------
+#
+# The server copies a request body before running the pipeline on it. These walks do both
+# at once: they build the pruned, null-dropped, defaulted copy (integral floats turned into
+# ints when the copy does that) without a separate copying pass. The result, and the pruned
+# paths with their order, are those of the copy followed by :func:`run_pipeline`.
+
+_PLAIN = frozenset({str, int, bool, type(None)})
+Copier = Callable[[Any], Any]
+
+
+def run_pipeline_copy(obj: dict[str, Any], schema: Schema, metadata: Any, *, normalize: bool = True,
+                      base: dict[str, Any] | None = None, prune_metadata: bool = True) -> tuple[dict[str, Any], list[str]]:
+    """:func:`run_pipeline` on a copy of ``obj``: (the copy, the pruned paths); ``obj`` is untouched.
+
+    The copy is :func:`~fakeapi.machinery.jsonutil.copy_normalized` (integral floats made ints), or a plain
+    :func:`~fakeapi.machinery.jsonutil.fast_copy` with ``normalize=False``. ``metadata`` is the copy of
+    ``obj["metadata"]`` the caller has made (and checked) already: it takes that key's place,
+    or is appended when ``obj`` has no ``metadata``, and is pruned in place as
+    :func:`run_pipeline` prunes it.
+
+    ``base``: an object that went through this pipeline (with this schema) already and is never
+    mutated, such as the stored object a patch was applied to. A map or list of ``obj`` that *is*
+    ``base``'s value at the same path is taken as it is, neither walked nor copied: the pipeline
+    would leave it unchanged. The copy then shares those parts with ``base``. ``prune_metadata=False``:
+    ``metadata`` is a copy of metadata that went through the pipeline already (it is not pruned again).
+    """
+    n = _compile(schema)
+    pruned: list[str] = []
+    out = _run_copy(obj, n, None, pruned, n.preserve, True, copy_normalized if normalize else fast_copy, metadata,
+                    base, prune_metadata)
+    return out, pruned
+
+
+def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], preserve: bool, embedded: bool,
+              cp: Copier, metadata: Any = _MISSING, base: dict[str, Any] | None = None,
+              prune_metadata: bool = True) -> dict[str, Any]:
+    """:func:`_run` on a copy of ``x`` made with ``cp`` (returned); ``metadata`` replaces ``x["metadata"]``.
+
+    Values that are ``base``'s at the same key are kept as they are (see :func:`run_pipeline_copy`).
+    """
+    props = n.props
+    out: dict[str, Any] = {}
+    for k, v in x.items():
+        sub = props.get(k) if props is not None else None
+        if embedded and k in _META_FIELDS:
+            if k == "metadata" and metadata is not _MISSING:
+                v = metadata
+            if v is None:
+                if sub is not None and not sub.nullable and not sub.has_default:
+                    continue
+                out[k] = None
+            elif k == "metadata" and type(v) is dict:
+                if v is not metadata:
+                    v = cp(v)
+                    _prune_meta_at(v, (path, "metadata"), pruned)
+                elif prune_metadata:
+                    _prune_meta_at(v, (path, "metadata"), pruned,
+                                base.get("metadata") if base is not None else None)
+                out[k] = v
+            else:
+                out[k] = v if v is metadata or type(v) in _PLAIN else cp(v)
+            continue
+        tv = type(v)
+        if base is not None and (tv is dict or tv is list):
+            b = base.get(k)
+            if b is v:
+                out[k] = v  # processed already, never mutated: shared
+                continue
+        else:
+            b = None
+        if sub is None:
+            if n.ap is None:
+                if not preserve:
+                    pruned.append(chain_text((path, k)))
+                else:
+                    out[k] = v if type(v) in _PLAIN else cp(v)
+                continue
+            sub = n.ap
+        if v is None:
+            if sub.nullable or sub.has_default:
+                out[k] = None
+        elif tv is dict:
+            out[k] = _run_copy(v, sub, (path, k), pruned, sub.preserve, sub.embedded, cp, _MISSING,
+                               b if type(b) is dict else None)
+        elif tv is list:
+            out[k] = _run_list_copy(v, sub, (path, k), pruned, sub.preserve, cp, b if type(b) is list else None)
+        elif tv in _PLAIN:
+            out[k] = v
+        else:
+            out[k] = cp(v)
+    if metadata is not _MISSING and "metadata" not in x:
+        out["metadata"] = metadata
+        if type(metadata) is dict:
+            _prune_meta_at(metadata, (path, "metadata"), pruned)
+    if n.defaulted or (n.ap is not None and n.ap.has_default and not n.ap.nullable):
+        _fill_defaults(out, n)
+    return out
+
+
+def _run_list_copy(xs: list[Any], n: _Node, path: Chain, pruned: list[str], skip: bool, cp: Copier,
+                   base: list[Any] | None = None) -> list[Any]:
+    """:func:`_run_list` on a copy of ``xs`` made with ``cp`` (returned); items that are ``base``'s at the same index are kept."""
+    it = n.items
+    fill = it.has_default and not it.nullable
+    out: list[Any] = []
+    nb = len(base) if base is not None else 0
+    for i, v in enumerate(xs):
+        tv = type(v)
+        b = base[i] if i < nb else None  # type: ignore[index]
+        if b is v and (tv is dict or tv is list):
+            out.append(v)  # processed already, never mutated: shared
+        elif tv is dict:
+            out.append(_run_copy(v, it, (path, i), pruned, skip or it.preserve, it.embedded, cp, _MISSING,
+                                 b if type(b) is dict else None))
+        elif tv is list:
+            out.append(_run_list_copy(v, it, (path, i), pruned, skip or it.preserve, cp,
+                                      b if type(b) is list else None))
+        elif v is None and fill:
+            nv = fast_copy(it.default)
+            _defaults_node(nv, it)
+            out.append(nv)
+        elif tv in _PLAIN:
+            out.append(v)
+        else:
+            out.append(cp(v))
+    return out
+
+
+def _defaults_node(x: Any, n: _Node) -> None:
+    """``defaulting.Default`` on a compiled node (used inside freshly defaulted values)."""
+    tx = type(x)
+    if tx is dict:
+        for k, dsub in n.defaulted:
+            cur = x.get(k, _MISSING)
+            if cur is _MISSING or (cur is None and not dsub.nullable):
+                x[k] = fast_copy(dsub.default)
+        props = n.props
+        ap = n.ap
+        for k, v in x.items():
+            sub = props.get(k) if props is not None else None
+            if sub is None:
+                if ap is None:
+                    continue
+                sub = ap
+                if v is None and sub.has_default and not sub.nullable:
+                    v = x[k] = fast_copy(sub.default)
+            if type(v) is dict or type(v) is list:
+                _defaults_node(v, sub)
+    elif tx is list:
+        it = n.items
+        fill = it.has_default and not it.nullable
+        for i, v in enumerate(x):
+            if v is None and fill:
+                v = x[i] = fast_copy(it.default)
+            if type(v) is dict or type(v) is list:
+                _defaults_node(v, it)

@@ -1,0 +1,294 @@
+"""The object store: one entry per object, with the indexes lists need.
+
+Each entry keeps the stored bytes (canonical JSON, compared to detect no-op
+writes as etcd's ``GuaranteedUpdate`` does) and a parsed snapshot that is
+never mutated after it is stored: readers get copies, watchers share it.
+Objects of one resource (group + plural) share a table whatever version
+they are read at. Keys are ``<namespace>/<name>`` (or ``<name>``), and lists
+come out in byte order of those keys, as etcd returns them.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from fakeapi.machinery.jsonutil import canonical
+
+
+def object_key(namespace: str, name: str) -> str:
+    """The storage key of an object: ``ns/name`` or ``name`` (cluster-scoped)."""
+    return f"{namespace}/{name}" if namespace else name
+
+
+@dataclass(slots=True)
+class Entry:
+    """One stored object.
+
+    ``data`` and ``meta_data`` are the stored bytes (canonical JSON of the body and
+    of the metadata without resourceVersion), computed on first use: most writes
+    are told apart from the stored object by a plain comparison, and only an equal
+    comparison needs the bytes to confirm (``1`` and ``true`` compare equal in Python).
+    """
+
+    key: str
+    namespace: str
+    name: str
+    obj: dict[str, Any]
+    rv: int
+    uid: str
+    labels: dict[str, str]
+    owner_uids: tuple[str, ...]
+    _data: str | None = None
+    _meta_data: str | None = None
+    #: False once ``obj`` is served in another form than the stored bytes (a CRD schema changed).
+    obj_is_stored: bool = True
+    #: The decoded entries of ``obj``'s managedFields (fakeapi.machinery.fieldmanager.Managed), once known.
+    managed: Any = None
+
+    @property
+    def data(self) -> str:
+        """Canonical JSON of everything but metadata (generation and no-op checks)."""
+        if self._data is None:
+            self._data = body_bytes(self.obj)
+        return self._data
+
+    @property
+    def meta_data(self) -> str:
+        """Canonical JSON of metadata without resourceVersion (no-op checks)."""
+        if self._meta_data is None:
+            self._meta_data = meta_bytes(self.obj)
+        return self._meta_data
+
+    def reserve(self, obj: dict[str, Any]) -> None:
+        """Serve ``obj`` from now on while keeping the stored bytes as they are."""
+        _ = self.data, self.meta_data
+        self.obj = obj
+        self.obj_is_stored = False
+
+
+def body_bytes(obj: dict[str, Any]) -> str:
+    """The stored bytes of an object without its metadata."""
+    return canonical({k: v for k, v in obj.items() if k != "metadata"})
+
+
+def meta_bytes(obj: dict[str, Any]) -> str:
+    """The stored bytes of an object's metadata, resourceVersion left out."""
+    meta = obj.get("metadata") or {}
+    if "resourceVersion" in meta:
+        meta = {k: v for k, v in meta.items() if k != "resourceVersion"}
+    return canonical(meta)
+
+
+def body_differs(new: dict[str, Any], e: Entry, *, typed: bool = False) -> bool:
+    """Would ``new`` be stored with other bytes than ``e`` outside metadata?
+
+    ``typed``: both objects passed a schema that fixes the JSON type of every field,
+    so Python's ``==`` (which takes ``1`` for ``true``) is exact and no bytes are needed.
+    """
+    if e.obj_is_stored:
+        old = e.obj
+        if len(new) != len(old):
+            return True
+        for k, v in new.items():
+            if k != "metadata" and old.get(k, _MISSING) != v:
+                return True
+        if typed:
+            return False
+    return body_bytes(new) != e.data
+
+
+_MISSING: Any = object()
+
+
+def meta_differs(new: dict[str, Any], e: Entry) -> bool:
+    """Would ``new``'s metadata (resourceVersion aside) be stored with other bytes than ``e``'s?"""
+    if e.obj_is_stored:
+        return not same_meta(new.get("metadata") or {}, e.obj.get("metadata") or {})
+    return meta_bytes(new) != e.meta_data
+
+
+def same_meta(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Are two ObjectMeta maps equal but for resourceVersion? (ObjectMeta is typed: ``==`` is exact.)"""
+    if len(a) - ("resourceVersion" in a) != len(b) - ("resourceVersion" in b):
+        return False  # not the same keys
+    for k, v in a.items():  # noqa: SIM110 (a loop, not all(): no generator on the write path)
+        if k != "resourceVersion" and b.get(k, _MISSING) != v:
+            return False  # a key of a's that b lacks, or another value
+    return True
+
+
+@dataclass
+class Table:
+    """The objects of one resource (group + plural)."""
+
+    group: str
+    plural: str
+    entries: dict[str, Entry] = field(default_factory=dict)
+    keys: list[str] = field(default_factory=list)
+    by_namespace: dict[str, set[str]] = field(default_factory=dict)
+    by_label: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+
+    def get(self, namespace: str, name: str) -> Entry | None:
+        """The entry at that key, if any."""
+        return self.entries.get(f"{namespace}/{name}" if namespace else name)  # (object_key, inline)
+
+    def put(self, entry: Entry) -> Entry | None:
+        """Insert or replace an entry, keeping indexes; returns the previous entry."""
+        old = self.entries.get(entry.key)
+        if old is not None:
+            self.entries[entry.key] = entry
+            if old.labels == entry.labels:
+                return old  # same key, same labels: the indexes stay as they are
+            self._unindex(old)
+        else:
+            _insort(self.keys, entry.key)
+            self.by_namespace.setdefault(entry.namespace, set()).add(entry.key)
+            self.entries[entry.key] = entry
+        for kv in entry.labels.items():
+            self.by_label.setdefault(kv, set()).add(entry.key)
+        return old
+
+    def remove(self, key: str) -> Entry | None:
+        """Remove an entry by key; returns it."""
+        old = self.entries.pop(key, None)
+        if old is None:
+            return None
+        self._unindex(old)
+        i = bisect.bisect_left(self.keys, key) if key.isascii() else bisect.bisect_left(
+            self.keys, _byte_key(key), key=_byte_key)
+        if i < len(self.keys) and self.keys[i] == key:
+            del self.keys[i]
+        ns = self.by_namespace.get(old.namespace)
+        if ns is not None:
+            ns.discard(key)
+            if not ns:
+                del self.by_namespace[old.namespace]
+        return old
+
+    def _unindex(self, entry: Entry) -> None:
+        for kv in entry.labels.items():
+            s = self.by_label.get(kv)
+            if s is not None:
+                s.discard(entry.key)
+                if not s:
+                    del self.by_label[kv]
+
+    def candidates(self, namespace: str | None, label_terms: Iterable[tuple[str, frozenset[str]]] = ()) -> Iterator[Entry]:
+        """Entries in storage-key order, narrowed by namespace and label index terms.
+
+        ``label_terms`` are (key, allowed values) pairs every match must satisfy; the
+        smallest index set is used, so a selective selector does not scan the table.
+        """
+        best: set[str] | None = None
+        for key, values in label_terms:
+            s: set[str] = set()
+            for v in values:
+                s |= self.by_label.get((key, v), set())
+            if best is None or len(s) < len(best):
+                best = s
+            if not best:
+                return iter(())
+        if namespace:
+            ns_keys = self.by_namespace.get(namespace, set())
+            best = ns_keys if best is None else (best & ns_keys)
+        if best is None:
+            return (self.entries[k] for k in list(self.keys))
+        return (self.entries[k] for k in sorted(best, key=_byte_key))
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+def _byte_key(key: str) -> bytes:
+    return key.encode()
+
+
+def _insort(keys: list[str], key: str) -> None:
+    """Insert ``key`` into ``keys`` (kept in byte order of their UTF-8 encodings).
+
+    Code point order is UTF-8 byte order, so strings compare as their bytes do: an ASCII key
+    (every valid object name) needs no encoding. Other keys take the encoding path, which
+    raises for what cannot be encoded.
+    """
+    if key.isascii():
+        bisect.insort(keys, key)
+    else:
+        bisect.insort(keys, key, key=_byte_key)
+
+
+class Store:
+    """All tables, plus the owner index used by the garbage collector."""
+
+    def __init__(self) -> None:
+        self.tables: dict[tuple[str, str], Table] = {}
+        #: owner uid -> {(group, plural, key)}
+        self.dependents: dict[str, set[tuple[str, str, str]]] = {}
+        #: uid -> (group, plural, key)
+        self.by_uid: dict[str, tuple[str, str, str]] = {}
+
+    def table(self, group: str, plural: str) -> Table:
+        """The table of a resource, created on first use."""
+        t = self.tables.get((group, plural))
+        if t is None:
+            t = self.tables[(group, plural)] = Table(group, plural)
+        return t
+
+    def put(self, table: Table, entry: Entry) -> Entry | None:
+        """Store an entry, keeping the owner and uid indexes."""
+        old = table.put(entry)
+        ref = (table.group, table.plural, entry.key)
+        if old is not None:
+            for u in old.owner_uids:
+                s = self.dependents.get(u)
+                if s is not None:
+                    s.discard(ref)
+                    if not s:
+                        del self.dependents[u]
+            if old.uid != entry.uid:
+                self.by_uid.pop(old.uid, None)
+        for u in entry.owner_uids:
+            self.dependents.setdefault(u, set()).add(ref)
+        self.by_uid[entry.uid] = ref
+        return old
+
+    def remove(self, table: Table, key: str) -> Entry | None:
+        """Remove an entry, keeping the owner and uid indexes."""
+        old = table.remove(key)
+        if old is None:
+            return None
+        ref = (table.group, table.plural, key)
+        for u in old.owner_uids:
+            s = self.dependents.get(u)
+            if s is not None:
+                s.discard(ref)
+                if not s:
+                    del self.dependents[u]
+        if self.by_uid.get(old.uid) == ref:
+            del self.by_uid[old.uid]
+        return old
+
+    def dependents_of(self, uid: str) -> list[tuple[str, str, str]]:
+        """(group, plural, key) of every object with an owner reference to ``uid``, sorted."""
+        return sorted(self.dependents.get(uid, ()))
+
+    def lookup_uid(self, uid: str) -> Entry | None:
+        """The entry with this uid, if stored."""
+        ref = self.by_uid.get(uid)
+        if ref is None:
+            return None
+        t = self.tables.get((ref[0], ref[1]))
+        return t.entries.get(ref[2]) if t else None
+
+    def drop_table(self, group: str, plural: str) -> list[Entry]:
+        """Remove a whole table (its CRD is gone); returns its entries in key order."""
+        t = self.tables.get((group, plural))
+        if t is None:
+            return []
+        out = [t.entries[k] for k in list(t.keys)]
+        for e in out:
+            self.remove(t, e.key)
+        del self.tables[(group, plural)]
+        return out
