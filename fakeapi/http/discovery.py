@@ -143,11 +143,12 @@ def api_resource_list(registry: KindRegistry, group: str, version: str) -> dict[
         if categories:
             main["categories"] = list(categories)
         resources.append(main)
+        subs = subresources.subresource_entries(k)
         if k.builtin and k.kind == "Namespace" and not k.group:
-            resources.append(_resource(k, f"{k.plural}/finalize", ["update"], singular=""))
+            subs.append(_resource(k, f"{k.plural}/finalize", ["update"], singular=""))
         if k.status_subresource:
-            resources.append(_resource(k, f"{k.plural}/status", STATUS_VERBS, singular=""))
-        resources.extend(subresources.subresource_entries(k))
+            subs.append(_resource(k, f"{k.plural}/status", STATUS_VERBS, singular=""))
+        resources.extend(sorted(subs, key=lambda r: r["name"]))  # (by name, as kube-apiserver lists them)
     resources.extend(reviews)
     return {
         "kind": "APIResourceList",
