@@ -94,6 +94,24 @@ def node_object(name: str, now: str) -> Obj:
     }
 
 
+#: The control plane's static pods (kubeadm's manifests), which the node's kubelet mirrors into kube-system.
+CONTROL_PLANE = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
+
+
+def mirror_pod(component: str, node: Obj) -> Obj:
+    """The mirror pod of a static control-plane pod on ``node``: owned by the Node, as the kubelet makes it."""
+    name = node["metadata"]["name"]
+    image = f"registry.k8s.io/{component}:{_version() if component != 'etcd' else '3.6.0-0'}"
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {
+        "name": f"{component}-{name}", "namespace": "kube-system",
+        "labels": {"component": component, "tier": "control-plane"},
+        "annotations": {"kubernetes.io/config.mirror": component, "kubernetes.io/config.source": "file"},
+        "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": name, "uid": node["metadata"]["uid"],
+                             "controller": True}]},
+        "spec": {"nodeName": name, "priorityClassName": "system-node-critical", "hostNetwork": True,
+                 "containers": [{"name": component, "image": image, "command": [component]}]}}
+
+
 def kubernetes_service() -> Obj:
     """kube-apiserver's ``default/kubernetes`` Service (its ``reconcileEndpoints`` master service)."""
     return {"apiVersion": "v1", "kind": "Service",
@@ -186,12 +204,15 @@ class NodeRegistration:
         return self.api.clock.now() if self._missing else None
 
     def run(self) -> bool:
-        """Register the node."""
+        """Register the node, and mirror the control plane's static pods into kube-system."""
         self._missing = False
         try:
-            self.api.create(node_object(self.node_name, self.api.clock.timestamp()), actor=self.name, shared=True)
+            node = self.api.create(node_object(self.node_name, self.api.clock.timestamp()), actor=self.name)
         except errors.ApiError:
             return False
+        for component in CONTROL_PLANE:
+            with contextlib.suppress(errors.ApiError):  # (there already, or no kube-system namespace)
+                self.api.create(mirror_pod(component, node), actor=self.name, shared=True)
         return True
 
 
@@ -204,6 +225,8 @@ class ServedCluster:
         self.tick = tick
         self.host = Host(api, garbage_collector=True, kubelet=True)
         node = self.host.kubelet.node_name if self.host.kubelet is not None else "fakeapi-node"
+        if self.host.kubelet is not None:
+            self.host.kubelet.stop_before_delete = True  # (clients wait for Ready=False before the pod goes)
         admission.install(api)
         self.host.add_actor(NodeRegistration(api, node))
         self.host.add_actor(NamespaceBootstrap(api, ca_pem))

@@ -24,7 +24,11 @@ What it models (docs/HOST.md "The kubelet"):
   deleted with grace period 0 and a UID precondition, as the kubelet's status
   manager confirms a graceful deletion (the server keeps pods that have a
   ``spec.nodeName`` until then). Containers are taken to stop at once: the
-  grace period is not waited out and no terminated state is written first.
+  grace period is not waited out. With :attr:`Kubelet.stop_before_delete` (a served
+  cluster sets it) the stop is written first, as a kubelet reports it: every
+  container terminated (exit 0, ``Completed``), ``Ready`` and ``ContainersReady``
+  false, phase ``Succeeded`` (a pod being deleted reaches a terminal phase); by
+  default no terminated state is written.
 
 * **Schedule.** A pod without ``spec.nodeName`` is bound to :attr:`Kubelet.node_name`
   through the ``pods/binding`` subresource (actor ``default-scheduler``) as soon as
@@ -129,6 +133,8 @@ class Kubelet:
         self._unbound: set[Key] = set()
         #: The node every pod is bound to.
         self.node_name = "fakeapi-node"
+        #: Write the containers' stop (terminated, not ready) before confirming a deletion.
+        self.stop_before_delete = False
         #: What each container wrote: (namespace, pod, container) -> [(time, line)].
         self.logs: dict[tuple[str, str, str], list[tuple[datetime, str]]] = {}
         self._watch: Any = None
@@ -237,6 +243,25 @@ class Kubelet:
         pod = self._pods.get(key)
         if pod is None:
             return False
+        status = pod.get("status") or {}
+        if self.stop_before_delete and status.get("containerStatuses") and status.get("phase") not in TERMINAL_PHASES:
+            ts = self.clock.timestamp()
+            stopped = fast_copy(status)
+            for st in stopped["containerStatuses"]:
+                started = ((st.get("state") or {}).get("running") or {}).get("startedAt") or ts
+                st["state"] = {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": started,
+                                              "finishedAt": ts}}
+                st["ready"] = False
+                st["started"] = False
+            conditions = list(stopped.get("conditions") or [])
+            for ctype in READY_CONDITIONS[2:]:
+                _set_condition(conditions, ctype, "False", ts, "PodCompleted")
+            stopped["conditions"] = conditions
+            stopped["phase"] = "Succeeded"
+            try:
+                pod = self._write_status(key, status, stopped)
+            except errors.ApiError:
+                return False
         try:
             self.api.delete("Pod", key[1], key[0], grace_period_seconds=0,
                             preconditions={"uid": pod["metadata"].get("uid")}, actor=self.name, shared=True)
