@@ -357,3 +357,34 @@ def test_kubectl_delete_namespace_and_cascades_finish() -> None:
         assert kubectl(ep, "get", "namespace", "team").returncode != 0
         out = kubectl(ep, "get", "all", "-n", "default", "-o", "name")
         assert out.returncode == 0 and "service/kubernetes" in out.stdout, out.stderr
+
+
+def test_the_control_plane_runs_as_mirror_pods_in_kube_system(served: tuple[APIServer, Endpoint]) -> None:
+    _, ep = served
+    idle(ep)
+    v1 = core(ep)
+    pods = {p.metadata.name: p for p in v1.list_namespaced_pod("kube-system").items}
+    assert set(pods) == {f"{c}-fakeapi-node" for c in ("etcd", "kube-apiserver", "kube-controller-manager",
+                                                         "kube-scheduler")}
+    apiserver = pods["kube-apiserver-fakeapi-node"]
+    assert apiserver.status.phase == "Running" and apiserver.spec.priority == 2000001000
+    assert apiserver.metadata.owner_references[0].kind == "Node"
+    assert "kubernetes.io/config.mirror" in apiserver.metadata.annotations
+    assert apiserver.spec.volumes is None  # (mirror pods get no service account token)
+
+
+def test_a_deleted_pod_reports_its_stop_before_it_goes(served: tuple[APIServer, Endpoint]) -> None:
+    api, ep = served
+    v1 = core(ep)
+    v1.create_namespaced_pod("default", {"metadata": {"name": "p"},
+                                         "spec": {"containers": [{"name": "c", "image": "busybox"}]}})
+    idle(ep)
+    w = api.watch("Pod", "default")
+    v1.delete_namespaced_pod("p", "default", grace_period_seconds=10)
+    idle(ep)
+    events = w.poll()
+    w.close()
+    stop = next(e.object for e in events if e.type == "MODIFIED" and e.object["status"]["phase"] == "Succeeded")
+    assert stop["status"]["containerStatuses"][0]["state"]["terminated"]["reason"] == "Completed"
+    assert {c["type"]: c["status"] for c in stop["status"]["conditions"]}["Ready"] == "False"
+    assert events[-1].type == "DELETED"

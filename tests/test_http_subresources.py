@@ -269,3 +269,9 @@ def test_certificate_signing_request_approval(served: tuple[APIServer, Endpoint]
     with pytest.raises(ApiException) as e:
         certs.replace_certificate_signing_request_approval("csr", csr)
     assert e.value.status == 422
+
+
+def test_token_review_of_the_kubeconfig_token_names_the_administrator(served: tuple[APIServer, Endpoint]) -> None:
+    _, ep = served
+    review = client.AuthenticationV1Api(api_client(ep)).create_token_review({"spec": {"token": "fakeapi"}})
+    assert review.status.authenticated and review.status.user.username == ADMIN_USER
