@@ -11,11 +11,15 @@ from __future__ import annotations
 import base64
 import http.client
 import json
+import os
 import shutil
+import signal
 import ssl
 import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -388,3 +392,38 @@ def test_a_deleted_pod_reports_its_stop_before_it_goes(served: tuple[APIServer, 
     assert stop["status"]["containerStatuses"][0]["state"]["terminated"]["reason"] == "Completed"
     assert {c["type"]: c["status"] for c in stop["status"]["conditions"]}["Ready"] == "False"
     assert events[-1].type == "DELETED"
+
+
+def test_fakeapi_serve_tls_runs_a_cluster(tmp_path: Path) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parents[1]),
+                                                                   os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.Popen([sys.executable, "-m", "fakeapi.cli", "serve", "--tls", "--port", "0",
+                             "--kubeconfig", str(kubeconfig)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.startswith("fakeapi: serving https://127.0.0.1:"), first
+        v1 = client.CoreV1Api(config.new_client_from_config(config_file=str(kubeconfig)))
+        v1.create_namespace({"metadata": {"name": "team"}})
+        w = watch_namespaces(v1)
+        assert w, "the namespace never went"
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
+def watch_namespaces(v1: client.CoreV1Api) -> bool:
+    """Delete ``team`` and watch (bounded) until the served namespace controller has removed it."""
+    from kubernetes import watch
+
+    rv = v1.list_namespace().metadata.resource_version
+    v1.delete_namespace("team")
+    for event in watch.Watch().stream(v1.list_namespace, resource_version=rv, timeout_seconds=10):
+        if event["type"] == "DELETED" and event["object"].metadata.name == "team":
+            return True
+    return False
