@@ -20,6 +20,9 @@ os.environ.setdefault("FAKEAPI_CHECK_SNAPSHOTS", "1")
 
 if not any(ep.value == "fakeapi.harness.plugin" for ep in entry_points(group="pytest11")):
     pytest_plugins = ["fakeapi.harness.plugin"]
+# Likewise the `arc` bundle, which an install finds through its `fakeapi.bundles` entry point.
+if not any(ep.name == "arc" for ep in entry_points(group="fakeapi.bundles")):
+    os.environ.setdefault("FAKEAPI_PLUGINS", "reconcilers.bundle")
 
 
 def pytest_runtest_teardown(item: object) -> None:

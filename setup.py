@@ -24,7 +24,11 @@ from setuptools import setup
 #: selectors, the store, field sets and their typed walks). Classes a user may subclass or spy on (the server, the client,
 #: the host) stay Python; so do exception classes with class attributes (see patcherrors.py).
 COMPILED = [
-    "fakeapi/registry/defaults.py",
+    "fakeapi/registry/apps/defaults.py",
+    "fakeapi/registry/batch/defaults.py",
+    "fakeapi/registry/core/defaults.py",
+    "fakeapi/registry/networking/defaults.py",
+    "fakeapi/registry/rbac/defaults.py",
     "fakeapi/machinery/fieldpath.py",
     "fakeapi/controllers/gccollect.py",
     "fakeapi/codec/godecode.py",

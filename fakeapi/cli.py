@@ -1,16 +1,17 @@
 """The ``fakeapi`` command: run fixture cases without pytest, write the fixture schema.
 
-``fakeapi run [paths...] [-k EXPR] [--timeline CASE]`` runs fixture files or
-folders (default: ``fixtures/``) and prints one line per case::
-
-    PASS  fixtures/arc/two_jobs.yaml::two queued jobs ...  (41 reconciles, 187 API calls, 2m0s virtual, 9.8 ms)
-
-then a failure report under each failed case and a summary line
-(``12 passed, 1 failed in 0.31s``). The exit status is 1 when a case fails
-or a file is broken, 5 when no case was selected, else 0. ``--timeline CASE``
-(a case name, or part of one) prints that case's whole story instead: each
-step and operation, each reconcile with the API calls it made and their
-results, each object's ``status.phase`` changes, all on the virtual clock.
+``fakeapi run [paths...] [-k EXPR] [-x] [--lf] [-p MODULE] [--junit-xml PATH] [--report DIR]``
+runs fixture files or folders (default: ``fixtures/``) and reports like
+pytest (:mod:`fakeapi.harness.session`): progress characters on a
+terminal, results grouped by file with robustness variants folded
+(``crash@1..7: 7 passed``), the failures in full, a summary by folder and
+the totals (``12 passed, 1 failed in 0.31s``). The exit status is 1 when a
+case fails or a file is broken, 5 when no case was selected, 4 for a bad
+``-k`` or plugin, else 0. ``--timeline CASE`` (a case name, or part of one)
+prints that case's whole story instead: each step and operation, each
+reconcile with the API calls it made and their results, each object's
+``status.phase`` changes, all on the virtual clock. ``--report DIR`` writes
+an HTML timeline of each failing case (:mod:`fakeapi.harness.htmlreport`).
 
 ``fakeapi schema [-o PATH] [--bundles]`` writes the JSON Schema of the
 fixture format. Editors that speak the YAML language server protocol (VS
@@ -35,7 +36,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 AddArguments = Callable[[argparse.ArgumentParser], None]
 Handler = Callable[[argparse.Namespace], int]
@@ -146,11 +147,29 @@ def fixture_files(paths: Iterable[str]) -> list[Path]:
 
 def _add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", help="fixture files or folders (default: fixtures/)")
+    p.add_argument("-p", "--plugin", dest="plugins", action="append", default=[], metavar="MODULE",
+                   help="import MODULE and register the bundles it defines (as pytest's -p); repeatable")
     p.add_argument("-k", dest="keyword", default="", metavar="EXPR",
                    help="only cases whose name matches (words, and, or, not, parentheses)")
     p.add_argument("--timeline", metavar="CASE", default=None,
                    help="print the timeline of the case with this name (or part of it)")
     p.add_argument("--no-robustness", action="store_true", help="skip robustness variants")
+    p.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failure")
+    p.add_argument("--lf", "--last-failed", dest="lf", action="store_true",
+                   help="run only the cases that failed last time (all when none did)")
+    p.add_argument("--cache-dir", default=".fakeapi_cache", metavar="DIR",
+                   help="where --lf keeps the last failures (default: .fakeapi_cache)")
+    p.add_argument("--junit-xml", metavar="PATH", default=None, help="write a JUnit XML report for CI")
+    p.add_argument("--report", metavar="DIR", default=None,
+                   help="write an HTML timeline of each failing case into DIR (all cases with --report-all)")
+    p.add_argument("--report-all", action="store_true", help="with --report: a page for every case")
+    p.add_argument("-v", "--verbose", action="store_true", help="list every case even when showing progress")
+    p.add_argument("--progress", dest="progress", action="store_true", default=None,
+                   help="one character per case while running (default: when the output is a terminal)")
+    p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress characters")
+    p.add_argument("--max-repeated-errors", type=int, default=None, metavar="N",
+                   help="end a case when a reconcile fails N times in a row with the same error "
+                        "(default: the case's max_repeated_errors, else 5; 0: never)")
     p.add_argument("--trace-tail", type=int, default=40, metavar="N", help="trace entries in a failure report")
     p.add_argument("--show-noise", action="store_true", help="keep server-owned metadata in rendered objects")
 
@@ -160,13 +179,22 @@ def _indent(text: str, pad: str = "    ") -> str:
 
 
 def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    """``fakeapi run``: run the cases, print a line each and a summary; the exit status."""
+    """``fakeapi run``: run the cases (see :mod:`fakeapi.harness.session` for the output); the exit status."""
     from fakeapi.harness.loader import LoadError, load_file
-    from fakeapi.harness.report import render_failure, summary_line
+    from fakeapi.harness.report import render_failure
     from fakeapi.harness.robustness import plan_variants
     from fakeapi.harness.runner import run_case
+    from fakeapi.harness.session import Outcome, Session, read_last_failed, write_junit, write_last_failed
 
     out = out or sys.stdout
+    from fakeapi.harness.plugins import PluginError, env_plugins, load_plugin
+
+    try:
+        for name in [*env_plugins(), *args.plugins]:
+            load_plugin(name)
+    except PluginError as e:
+        print(f"error: {e}", file=out)
+        return 4
     paths = args.paths or (["fixtures"] if Path("fixtures").is_dir() else ["."])
     try:
         selected = keyword_matcher(args.keyword)
@@ -175,52 +203,71 @@ def run_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return 4
     if args.timeline is not None:
         return _timeline(paths, args.timeline, out)
-    start = time.perf_counter()
-    passed = failed = broken = 0
+    cache_dir = Path(args.cache_dir)
+    last_failed = read_last_failed(cache_dir)
+    only = last_failed if args.lf and last_failed else None
+    if args.lf:
+        print(f"run-last-failure: rerun the {len(last_failed)} case(s) that failed last time" if only
+              else "run-last-failure: no failures recorded; running everything", file=out)
+    tty = args.progress if args.progress is not None else out.isatty()
+    session = Session(out, progress=tty, verbose=args.verbose)
+    report_dir = Path(args.report) if args.report else None
+
+    def report(result: Any) -> str:
+        return render_failure(result, tail=args.trace_tail, show_noise=args.show_noise)
+
+    def record(o: Outcome) -> bool:
+        session.add(o)
+        if report_dir is not None and o.result is not None and (args.report_all or not o.passed):
+            from fakeapi.harness.htmlreport import write_case_report
+
+            write_case_report(report_dir, o.result)
+        return not o.passed and args.exitfirst
+
+    stop = False
     for f in fixture_files(paths):
+        if stop:
+            break
         try:
             cases = load_file(f)
         except LoadError as e:
-            broken += 1
-            print(f"ERROR {f}\n{_indent(e.render())}", file=out)
+            stop = record(Outcome(str(f), "", report=e.render()))
             continue
         for case in cases:
-            if not selected(case.name):
+            if stop:
+                break
+            if not selected(case.name) or (only is not None and f"{case.file}::{case.name}" not in only):
                 continue
             t0 = time.perf_counter()
-            result = run_case(case)
+            result = run_case(case, max_repeated_errors=args.max_repeated_errors, record_objects=bool(args.report))
             wall = time.perf_counter() - t0
-            print(summary_line(result, wall), file=out)
-            if result.passed:
-                passed += 1
-            else:
-                failed += 1
-                print(_indent(render_failure(result, tail=args.trace_tail, show_noise=args.show_noise)), file=out)
-            if args.no_robustness or not case.robustness:
+            stop = record(Outcome(case.file, case.name, "", result.passed, result, wall,
+                                  "" if result.passed else report(result)))
+            if stop or args.no_robustness or not case.robustness:
                 continue
             plan = plan_variants(case, result)
             if plan.error:
-                failed += 1
-                print(f"FAIL  {case.file}::{case.name}[robustness]  ({plan.error})", file=out)
+                stop = record(Outcome(case.file, case.name, "robustness", False, None, 0.0,
+                                      f"robustness variants not planned: {plan.error}"))
             for v in plan.variants:
+                if stop:
+                    break
                 if not selected(f"{case.name}[{v.name}]"):
                     continue
                 t0 = time.perf_counter()
-                vr = run_case(case, v)
-                print(summary_line(vr, time.perf_counter() - t0), file=out)
-                if vr.passed:
-                    passed += 1
-                else:
-                    failed += 1
-                    print(_indent(render_failure(vr, tail=args.trace_tail, show_noise=args.show_noise)), file=out)
-    total = time.perf_counter() - start
-    parts = [f"{passed} passed", f"{failed} failed"]
-    if broken:
-        parts.append(f"{broken} broken file{'s' if broken != 1 else ''}")
-    print(f"{', '.join(parts)} in {total:.2f}s", file=out)
-    if failed or broken:
+                vr = run_case(case, v, max_repeated_errors=args.max_repeated_errors,
+                              record_objects=bool(args.report))
+                stop = record(Outcome(case.file, case.name, v.name, vr.passed, vr, time.perf_counter() - t0,
+                                      "" if vr.passed else report(vr)))
+    session.finish(stopped_early=stop)
+    write_last_failed(cache_dir, last_failed, session.outcomes)
+    if args.junit_xml:
+        write_junit(Path(args.junit_xml), session.outcomes, time.perf_counter() - session.started)
+    if report_dir is not None and report_dir.is_dir():
+        print(f"reports: {report_dir}", file=out)
+    if session.failed:
         return 1
-    return 0 if passed else 5
+    return 0 if session.outcomes else 5
 
 
 def _timeline(paths: list[str], wanted: str, out: TextIO) -> int:

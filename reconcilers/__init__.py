@@ -1,6 +1,6 @@
 """reconcilers: a port of actions-runner-controller's scale-set controllers onto fakeapi.
 
-Module map (shared/ARC_SPEC.md is the behaviour):
+Module map (docs/ARC.md is the behaviour):
 
 - ``constants``: group, kinds, annotations, labels, finalizers, phases, timings.
 - ``crds/``: the four CRD manifests: YAML sources, their expansion (``crds.expand``) and its

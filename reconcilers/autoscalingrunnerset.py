@@ -1,4 +1,4 @@
-"""The AutoscalingRunnerSet controller (shared/ARC_SPEC.md "AutoscalingRunnerSet controller").
+"""The AutoscalingRunnerSet controller (docs/ARC.md "AutoscalingRunnerSet controller").
 
 Registers the scale set with the Actions service, keeps one EphemeralRunnerSet
 per ARS carrying the runner spec (bumping its actionable revision when the

@@ -4,7 +4,7 @@
 the three controllers (``autoscalingrunnerset``, ``ephemeralrunnerset``,
 ``ephemeralrunner``; there is no ``autoscalinglistener`` controller: the
 listener is simulated), the listener actor, and the service's view of runner
-pods. ``settings`` is the case's ``services.arc`` (shared/ARC_SPEC.md).
+pods. ``settings`` is the case's ``services.arc`` (docs/ARC.md).
 """
 
 from __future__ import annotations
@@ -333,8 +333,11 @@ bundle = Bundle(
     operation_schemas=OPERATION_SCHEMAS,
     controllers=CONTROLLERS,
     kinds=c.ARC_KINDS,
+    services={"actions": ("GetRunnerGroupByName", "GetRunnerScaleSet", "GetRunnerScaleSetById",
+                          "CreateRunnerScaleSet", "UpdateRunnerScaleSet", "DeleteRunnerScaleSet",
+                          "GenerateJitRunnerConfig", "GetRunnerByName", "RemoveRunner")},
     description=(
         "actions-runner-controller's scale-set controllers (autoscalingrunnerset, ephemeralrunnerset, "
-        "ephemeralrunner) with a simulated Actions service and listener (shared/ARC_SPEC.md)."
+        "ephemeralrunner) with a simulated Actions service and listener (docs/ARC.md)."
     ),
 )

@@ -1,6 +1,6 @@
 """Names ARC uses on the wire: group, kinds, annotations, labels, finalizers, phases.
 
-Each value is the exact string the Go controllers write (see shared/ARC_SPEC.md,
+Each value is the exact string the Go controllers write (see docs/ARC.md,
 "Annotations and finalizers"). The old ``actions.github.com/integrity-hash``
 annotation is gone on purpose: nothing here writes or reads it.
 """

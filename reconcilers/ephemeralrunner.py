@@ -1,4 +1,4 @@
-"""The EphemeralRunner controller (shared/ARC_SPEC.md "EphemeralRunner controller").
+"""The EphemeralRunner controller (docs/ARC.md "EphemeralRunner controller").
 
 Registers a runner with the Actions service (JIT config in a Secret), runs its
 pod, and turns the runner container's exit into the runner's phase: 0 ->

@@ -1,4 +1,4 @@
-"""The EphemeralRunnerSet controller (shared/ARC_SPEC.md "EphemeralRunnerSet controller").
+"""The EphemeralRunnerSet controller (docs/ARC.md "EphemeralRunnerSet controller").
 
 Keeps a set's runners at ``spec.replicas``, rebuilds idle and pending runners
 when ``spec.actionableRevision`` moves past ``status.appliedActionableRevision``

@@ -1,4 +1,4 @@
-"""The actionable-revision helpers (shared/ARC_SPEC.md "Revision helpers"), as pure functions.
+"""The actionable-revision helpers (docs/ARC.md "Revision helpers"), as pure functions.
 
 Everything here works on objects as the controllers read them (JSON dicts
 decoded through the Go codec) and never talks to the API.

@@ -30,7 +30,8 @@ class Recorder:
 @pytest.mark.parametrize(("values", "body"), [
     ({"phase": "Running"}, None),                       # already so: nothing sent, no encoding
     ({"phase": "Running", "ready": True}, None),
-    ({"ready": False, "reason": ""}, {"ready": None}),  # omitempty zero values: null in the diff
+    # EphemeralRunnerStatus.Ready is `json:"ready"` (no omitempty): false is sent; reason is omitempty
+    ({"ready": False, "reason": ""}, {"ready": False}),
     ({"phase": "Failed"}, {"phase": "Failed"}),
     ({"runnerId": 4}, {"runnerId": 4}),
     ({"message": ""}, None),                            # absent and empty encode alike: no diff

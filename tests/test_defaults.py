@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from fakeapi.registry.defaults import apply_builtin_defaults, image_tag, pod_qos_class
+from fakeapi.registry.builtin import apply_builtin_defaults
+from fakeapi.registry.core.defaults import image_tag, pod_qos_class
 
 
 def _pod(*containers: dict[str, Any], **spec: Any) -> dict[str, Any]:

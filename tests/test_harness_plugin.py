@@ -206,3 +206,47 @@ def test_report_options(project: pytest.Pytester) -> None:
 ])
 def test_globs(glob: str, path: str, ok: bool) -> None:
     assert bool(glob_to_regex(glob).match(path)) is ok
+
+
+def test_record_refuses_to_overwrite_a_failing_expect(project: pytest.Pytester) -> None:
+    path = project.path / "cases" / "sub" / "copy.yaml"
+    result = run(project, "cases/sub/copy.yaml", "--fakeapi-record")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["fakeapi: not recording `the copy is wrong on purpose`: its final expect fails*"
+                                 "--fakeapi-record=overwrite*"])
+    assert "data: {k: w}" in path.read_text()  # the hand-written expectation is kept
+
+
+def test_record_overwrite_replaces_a_failing_expect_and_prints_the_diff(project: pytest.Pytester) -> None:
+    path = project.path / "cases" / "sub" / "copy.yaml"
+    result = run(project, "cases/sub/copy.yaml", "-k", "wrong", "--fakeapi-record=overwrite")
+    result.assert_outcomes(passed=1, deselected=1)
+    result.stdout.fnmatch_lines(["--- a/*copy.yaml", "+++ b/*copy.yaml", "-      data: {k: w}"])
+    assert "data: {k: w}" not in path.read_text()
+    run(project, "cases/sub/copy.yaml").assert_outcomes(passed=2)
+
+
+def test_record_of_an_unchanged_expect_says_so(project: pytest.Pytester) -> None:
+    path = project.path / "cases" / "new.yaml"
+    path.write_text("name: draft\nbundles: [copier]\ngiven:\n"
+                    "  - {apiVersion: v1, kind: ConfigMap, metadata: {name: d, namespace: default}, data: {x: y}}\n")
+    run(project, "cases/new.yaml", "--fakeapi-record").stdout.fnmatch_lines(["+expect:"])
+    result = run(project, "cases/new.yaml", "--fakeapi-record")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["fakeapi: the recorded expectations equal what the files held; nothing changed"])
+
+
+def test_record_with_a_path_after_the_option_is_a_clear_error(project: pytest.Pytester) -> None:
+    result = run(project, "--fakeapi-record", "cases/sub/copy.yaml")
+    assert result.ret != 0
+    result.stderr.fnmatch_lines(["*'cases/sub/copy.yaml' is not a recording mode (only `overwrite`)*"])
+
+
+def test_report_writes_a_page_per_failing_case(project: pytest.Pytester) -> None:
+    result = run(project, "--fakeapi-report", "pages")
+    result.assert_outcomes(passed=1, failed=1)
+    pages = sorted(p.name for p in (project.path / "pages").iterdir())
+    assert len(pages) == 1 and pages[0].startswith("copy-the-copy-is-wrong-on-purpose-")
+    result.stdout.fnmatch_lines(["HTML report: */pages/copy-the-copy-is-wrong-on-purpose-*.html"])
+    run(project, "--fakeapi-report", "all", "--fakeapi-report-all").assert_outcomes(passed=1, failed=1)
+    assert len(list((project.path / "all").iterdir())) == 2

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from support import assert_rejected, drain, field_causes, make_api
 
-from fakeapi.server.apiserver import JOB_DELETE_WARNING
+from fakeapi.registry.batch.strategy import JOB_DELETE_WARNING
 
 
 def _job(name: str = "pi", restart: str | None = "Never", **spec: Any) -> dict[str, Any]:

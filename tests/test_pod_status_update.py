@@ -8,7 +8,6 @@ import pytest
 
 from fakeapi import APIServer
 from fakeapi.machinery.errors import ApiError
-from fakeapi.registry.validation import validate_builtin_status_update
 
 MESSAGE = "Forbidden: may not be transitioned to non-terminated state"
 
@@ -58,7 +57,7 @@ def test_state_transitions(case: str, policy: str | None, field: str, was: dict[
     kind = api.resolve_kind("Pod")
     old = {**_pod(policy, init=init), "status": {field: [_status("other", RUNNING), _status("c", was)]}}
     new = {**old, "status": {field: [_status("c", now)]}}
-    causes = validate_builtin_status_update(kind, new, old)
+    causes = kind.strategy.validate_status_update(new, old)
     if forbidden:
         # the field is the *old* status's index (Go: fldpath.Index(i) over the old statuses)
         assert [(c.field, c.message) for c in causes] == [(f"status.{field}[1].state", MESSAGE)]

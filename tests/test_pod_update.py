@@ -8,7 +8,7 @@ import pytest
 
 from fakeapi import APIServer
 from fakeapi.machinery.errors import ApiError
-from fakeapi.registry.validation import POD_UPDATABLE_FIELDS
+from fakeapi.registry.core.validation import POD_UPDATABLE_FIELDS
 
 FORBIDDEN = f"spec: Forbidden: pod updates may not change fields other than {POD_UPDATABLE_FIELDS}"
 

@@ -300,7 +300,7 @@ class TestCatalogue:
         token = page["metadata"]["continue"]
         for i in range(30):
             api.patch("Widget", "w4", {"spec": {"replicas": i + 2}}, namespace="ns")
-        from fakeapi.server.apiserver import CONTINUE_EXPIRED
+        from fakeapi.server.read import CONTINUE_EXPIRED
 
         err = assert_rejected(api, lambda: api.list("Widget", "ns", limit=2, continue_=token), 410, "Expired",
                               CONTINUE_EXPIRED)

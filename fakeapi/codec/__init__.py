@@ -1,7 +1,9 @@
 """The Go type model and the JSON codec: what a Go program holds after decoding an object.
 
+- :mod:`~fakeapi.codec.gostructs`: the upstream Go structs of the built-in kinds, as
+  ``tools/gen_gotypes.py`` recorded them in ``gostructs_k8s.json``, and their JSON fields;
 - :mod:`~fakeapi.codec.gomodel`: a :class:`GoType` per kind (value or pointer fields,
-  ``omitempty``), derived from the OpenAPI definitions, and :func:`go_roundtrip`;
+  ``omitempty``), built from those structs, and :func:`go_roundtrip`;
 - :mod:`~fakeapi.codec.godecode`: ``json.Unmarshal`` into typed structs, and the shared cache of
   decoded forms;
 - :mod:`~fakeapi.codec.gounmarshal`: the decoders' error messages for JSON that does not fit;

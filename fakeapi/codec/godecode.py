@@ -5,7 +5,7 @@ into an empty, non-nil slice and ``{}`` into an empty, non-nil map; only
 ``json.Marshal`` drops them again (``omitempty``). A controller that compares
 the template it read (``env: []``) with the object it wrote earlier (no
 ``env``) with a strict comparison sees a difference on every reconcile: the
-drift bug of shared/SEED.md. :func:`go_decode` keeps exactly that difference
+drift bug of docs/ARC.md. :func:`go_decode` keeps exactly that difference
 visible: it is :func:`~fakeapi.codec.gomodel.go_roundtrip` (unknown fields dropped,
 zero values of non-omitempty fields filled in, times normalised) except that
 empty slices and maps that were present stay present, and quantities keep the

@@ -6,10 +6,10 @@ fields and turns ``null``/absent into zero values; encoding applies
 never struct values), re-emits non-omitempty zeros, writes ``metav1.Time`` at
 second precision (``null`` when zero) and quantities in canonical form.
 :func:`go_roundtrip` reproduces that, driven by a :class:`GoType` per kind:
-derived from the kubernetes-validate definitions for built-in kinds
-(:func:`builtin_go_type`) and from a CRD schema plus overrides for custom kinds
-(:func:`go_type_from_structural`). See shared/DESIGN.md "Go type model" and the
-reference §7.1-7.2.
+built from the upstream Go structs for built-in kinds (:func:`builtin_go_type`,
+:class:`GoTypeBuilder` over :mod:`fakeapi.codec.gostructs`), and from a CRD schema
+plus overrides for custom kinds whose Go structs fakeapi does not have
+(:func:`go_type_from_structural`).
 """
 
 from __future__ import annotations
@@ -21,12 +21,13 @@ from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
+from fakeapi.codec import gostructs
 from fakeapi.machinery import openapi
 from fakeapi.machinery.jsonutil import fast_copy
 from fakeapi.machinery.quantity import canonical_quantity
 
 KINDS = frozenset(
-    {"struct", "slice", "map", "string", "int", "float", "bool", "time", "quantity", "intorstring", "any"}
+    {"struct", "slice", "map", "string", "int", "float", "bool", "time", "quantity", "intorstring", "any", "union"}
 )
 _VALUE_KINDS = frozenset({"struct", "time", "quantity", "intorstring"})  # Go structs: never omitempty-dropped
 
@@ -44,7 +45,8 @@ class GoType:
     marks ``metav1.MicroTime`` (microsecond precision) for kind ``time``.
     """
 
-    __slots__ = ("_absent", "_ip_plan", "_plan", "_scalars", "_zero", "elem", "fields", "kind", "micro", "name",
+    __slots__ = ("_absent", "_ip_plan", "_plan", "_scalars", "_zero", "elem", "elem_pointer", "fields", "kind",
+                 "micro", "name",
                  "pkg")
 
     def __init__(
@@ -65,6 +67,8 @@ class GoType:
         self.name = name
         self.micro = micro
         self.pkg = pkg
+        #: A slice's or map's elements are Go pointers (``map[string]*T``): null stays null.
+        self.elem_pointer = False
         self._plan: dict[str, Callable[[Any], Any]] | None = None
         #: The string, int and bool fields that are not pointers (set with ``_plan``): name -> (their
         #: JSON type, omitempty). A value of that exact type is its own encoding (omitted when it is
@@ -142,8 +146,8 @@ def go_type_string(t: GoType) -> str:
     """The type as Go's ``reflect.Type.String`` writes it in decode errors.
 
     ``v1.PodSpec``, ``[]v1.Container``, ``map[string]string``, ``int32``, ``[]uint8``. Named
-    string types (``v1.RestartPolicy``) are not in the schemas the model comes from: they
-    read as ``string``.
+    string types (``v1.RestartPolicy``) are modelled by their underlying type: they read as
+    ``string`` (Go names the named type).
     """
     k = t.kind
     if k == "struct":
@@ -161,187 +165,140 @@ def go_type_string(t: GoType) -> str:
     return _TYPE_STRINGS[k]
 
 
-# --- built-in kinds: the exceptions to the schema-derived rules ------------------------------
+# --- built-in kinds: from the upstream Go structs -----------------------------------------------
 
-_CORE = "io.k8s.api.core.v1."
-_META = "io.k8s.apimachinery.pkg.apis.meta.v1."
+_META = "k8s.io/apimachinery/pkg/apis/meta/v1."
+_APIEXT = "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1."
 
-# Object ($ref) fields that are Go struct *values*, not pointers (besides metadata/spec/status
-# of a kind and every ObjectMeta). A value struct is always emitted, as {} when empty.
-VALUE_STRUCT_FIELDS: frozenset[tuple[str, str]] = frozenset(
-    {
-        (_CORE + "PodTemplateSpec", "metadata"),
-        (_CORE + "PodTemplateSpec", "spec"),
-        (_CORE + "PersistentVolumeClaimTemplate", "spec"),
-        (_CORE + "Container", "resources"),
-        (_CORE + "EphemeralContainer", "resources"),
-        (_CORE + "ContainerStatus", "state"),
-        (_CORE + "ContainerStatus", "lastState"),
-        (_CORE + "Event", "involvedObject"),
-        (_CORE + "Event", "source"),
-        (_CORE + "PreferredSchedulingTerm", "preference"),
-        (_CORE + "WeightedPodAffinityTerm", "podAffinityTerm"),
-        (_CORE + "PersistentVolumeClaimSpec", "resources"),
-        (_CORE + "ServiceStatus", "loadBalancer"),
-        ("io.k8s.api.networking.v1.IngressStatus", "loadBalancer"),
-        ("io.k8s.api.networking.v1.HTTPIngressPath", "backend"),
-        ("io.k8s.api.networking.v1.NetworkPolicySpec", "podSelector"),
-        ("io.k8s.api.rbac.v1.RoleBinding", "roleRef"),
-        ("io.k8s.api.rbac.v1.ClusterRoleBinding", "roleRef"),
-        ("io.k8s.api.apps.v1.DeploymentSpec", "template"),
-        ("io.k8s.api.apps.v1.DeploymentSpec", "strategy"),
-        ("io.k8s.api.apps.v1.ReplicaSetSpec", "template"),
-        ("io.k8s.api.apps.v1.StatefulSetSpec", "template"),
-        ("io.k8s.api.apps.v1.StatefulSetSpec", "updateStrategy"),
-        ("io.k8s.api.apps.v1.DaemonSetSpec", "template"),
-        ("io.k8s.api.apps.v1.DaemonSetSpec", "updateStrategy"),
-        ("io.k8s.api.batch.v1.JobSpec", "template"),
-        ("io.k8s.api.batch.v1.CronJobSpec", "jobTemplate"),
-        ("io.k8s.api.batch.v1.JobTemplateSpec", "metadata"),
-        ("io.k8s.api.batch.v1.JobTemplateSpec", "spec"),
-        ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec", "names"),
-        ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus", "acceptedNames"),
-    }
-)
+#: ``apiextensions/v1.JSON``: raw JSON bytes (``default``, ``enum``, ``example``), marshalled as they came.
+RAW_JSON = GoType("any", name="JSON")
+#: ``runtime.RawExtension``: raw JSON bytes of an embedded object.
+RAW_EXTENSION = GoType("any", name="RawExtension")
 
-# Optional scalar fields that are Go pointers (*bool, *int32, *int64, *string): a pointer keeps
-# false/0/"" (only nil is omitted) and nil differs from the zero value in comparisons.
-_PTR: dict[str, tuple[str, ...]] = {
-    "AppArmorProfile": ("localhostProfile",),
-    "AzureDiskVolumeSource": ("cachingMode", "fsType", "readOnly", "kind"),
-    "CSIVolumeSource": ("readOnly", "fsType"),
-    "ClusterTrustBundleProjection": ("name", "signerName", "optional"),
-    "ConfigMap": ("immutable",),
-    "ConfigMapEnvSource": ("optional",),
-    "ConfigMapKeySelector": ("optional",),
-    "ConfigMapProjection": ("optional",),
-    "ConfigMapVolumeSource": ("defaultMode", "defaultUser", "optional"),
-    "Container": ("restartPolicy",),
-    "ContainerStatus": ("started", "stopSignal"),
-    "DownwardAPIVolumeFile": ("mode", "user"),
-    "DownwardAPIVolumeSource": ("defaultMode", "defaultUser"),
-    "EmptyDirVolumeSource": ("mode",),
-    "EphemeralContainer": ("restartPolicy",),
-    "FCVolumeSource": ("lun",),
-    "FileKeySelector": ("optional",),
-    "GRPCAction": ("service",),
-    "HostPathVolumeSource": ("type",),
-    "ISCSIVolumeSource": ("initiatorName",),
-    "KeyToPath": ("mode", "user"),
-    "Lifecycle": ("stopSignal",),
-    "PersistentVolumeClaimSpec": ("storageClassName", "volumeMode", "volumeAttributesClassName"),
-    "PodCertificateProjection": ("maxExpirationSeconds", "user"),
-    "PodDNSConfigOption": ("value",),
-    "PodResourceClaim": ("resourceClaimName", "resourceClaimTemplateName"),
-    "PodResourceClaimStatus": ("resourceClaimName",),
-    "PodSchedulingGroup": ("podGroupName",),
-    "PodSecurityContext": (
-        "runAsUser", "runAsGroup", "runAsNonRoot", "fsGroup", "fsGroupChangePolicy",
-        "supplementalGroupsPolicy", "seLinuxChangePolicy",
-    ),
-    "PodSpec": (
-        "activeDeadlineSeconds", "automountServiceAccountToken", "enableServiceLinks", "hostUsers",
-        "hostnameOverride", "preemptionPolicy", "priority", "runtimeClassName", "setHostnameAsFQDN",
-        "shareProcessNamespace", "terminationGracePeriodSeconds",
-    ),
-    "Probe": ("terminationGracePeriodSeconds",),
-    "ProjectedVolumeSource": ("defaultMode", "defaultUser"),
-    "Secret": ("immutable",),
-    "SecretEnvSource": ("optional",),
-    "SecretKeySelector": ("optional",),
-    "SecretProjection": ("optional",),
-    "SecretVolumeSource": ("defaultMode", "defaultUser", "optional"),
-    "SecurityContext": (
-        "allowPrivilegeEscalation", "privileged", "procMount", "readOnlyRootFilesystem", "runAsGroup",
-        "runAsNonRoot", "runAsUser",
-    ),
-    "ServiceAccount": ("automountServiceAccountToken",),
-    "ServiceSpec": ("ipFamilyPolicy", "internalTrafficPolicy", "allocateLoadBalancerNodePorts", "loadBalancerClass",
-                    "trafficDistribution"),
-    "ServicePort": ("appProtocol",),
-    "LoadBalancerIngress": ("ipMode",),
-    "ClientIPConfig": ("timeoutSeconds",),
-    "ServiceAccountTokenProjection": ("expirationSeconds",),
-    "Toleration": ("tolerationSeconds",),
-    "TopologySpreadConstraint": ("minDomains", "nodeAffinityPolicy", "nodeTaintsPolicy"),
-    "TypedLocalObjectReference": ("apiGroup",),
-    "TypedObjectReference": ("apiGroup", "namespace"),
-    "VolumeMount": ("mountPropagation", "recursiveReadOnly"),
-    "VolumeMountStatus": ("recursiveReadOnly",),
-    "WindowsSecurityContextOptions": ("gmsaCredentialSpecName", "gmsaCredentialSpec", "runAsUserName", "hostProcess"),
+#: The Go types that marshal themselves (their ``MarshalJSON``), and the model of each.
+CUSTOM_JSON: dict[str, GoType] = {
+    _META + "Time": TIME,
+    _META + "MicroTime": MICRO_TIME,
+    _META + "FieldsV1": RAW_FIELDS,
+    "k8s.io/apimachinery/pkg/api/resource.Quantity": QUANTITY,
+    "k8s.io/apimachinery/pkg/util/intstr.IntOrString": INT_OR_STRING,
+    "k8s.io/apimachinery/pkg/runtime.RawExtension": RAW_EXTENSION,
+    _APIEXT + "JSON": RAW_JSON,
 }
-POINTER_FIELDS: frozenset[tuple[str, str]] = frozenset(
-    {(_CORE + d, f) for d, fs in _PTR.items() for f in fs}
-    | {
-        (_META + "ObjectMeta", "deletionGracePeriodSeconds"),
-        (_META + "ObjectMeta", "deletionTimestamp"),
-        (_META + "OwnerReference", "controller"),
-        (_META + "OwnerReference", "blockOwnerDeletion"),
-        (_META + "ManagedFieldsEntry", "time"),
-        (_CORE + "PodStatus", "startTime"),
-        (_CORE + "EmptyDirVolumeSource", "sizeLimit"),
-        ("io.k8s.api.apps.v1.DeploymentSpec", "replicas"),
-        ("io.k8s.api.apps.v1.DeploymentSpec", "revisionHistoryLimit"),
-        ("io.k8s.api.apps.v1.DeploymentSpec", "progressDeadlineSeconds"),
-        ("io.k8s.api.apps.v1.DeploymentStatus", "terminatingReplicas"),
-        ("io.k8s.api.apps.v1.DeploymentStatus", "collisionCount"),
-        ("io.k8s.api.apps.v1.ReplicaSetSpec", "replicas"),
-        ("io.k8s.api.apps.v1.ReplicaSetStatus", "terminatingReplicas"),
-        *(("io.k8s.api.apps.v1.StatefulSetSpec", f) for f in ("replicas", "revisionHistoryLimit")),
-        ("io.k8s.api.apps.v1.RollingUpdateStatefulSetStrategy", "partition"),
-        ("io.k8s.api.apps.v1.DaemonSetSpec", "revisionHistoryLimit"),
-        ("io.k8s.api.apps.v1.DaemonSetStatus", "collisionCount"),
-        ("io.k8s.api.apps.v1.StatefulSetStatus", "collisionCount"),
-        *(("io.k8s.api.batch.v1.JobSpec", f) for f in (
-            "parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "backoffLimitPerIndex",
-            "maxFailedIndexes", "manualSelector", "ttlSecondsAfterFinished", "completionMode", "suspend",
-            "podReplacementPolicy", "managedBy")),
-        *(("io.k8s.api.batch.v1.JobStatus", f) for f in ("ready", "terminating", "failedIndexes")),
-        *(("io.k8s.api.batch.v1.CronJobSpec", f) for f in (
-            "timeZone", "startingDeadlineSeconds", "suspend", "successfulJobsHistoryLimit", "failedJobsHistoryLimit")),
-        ("io.k8s.api.batch.v1.CronJobStatus", "lastScheduleTime"),
-        ("io.k8s.api.batch.v1.CronJobStatus", "lastSuccessfulTime"),
-        ("io.k8s.api.batch.v1.JobStatus", "startTime"),
-        ("io.k8s.api.batch.v1.JobStatus", "completionTime"),
-        *(("io.k8s.api.coordination.v1.LeaseSpec", f) for f in (
-            "holderIdentity", "leaseDurationSeconds", "leaseTransitions", "strategy", "preferredHolder")),
-        ("io.k8s.api.coordination.v1.LeaseSpec", "acquireTime"),
-        ("io.k8s.api.coordination.v1.LeaseSpec", "renewTime"),
-        ("io.k8s.api.networking.v1.NetworkPolicyPort", "protocol"),
-        ("io.k8s.api.networking.v1.NetworkPolicyPort", "endPort"),
-    }
-)
+#: The JSONSchemaProps unions (``marshal.go``): a schema or an array / a bool / a string list.
+UNION_TYPES = frozenset({"JSONSchemaPropsOrArray", "JSONSchemaPropsOrBool", "JSONSchemaPropsOrStringArray"})
+for _u in UNION_TYPES:
+    CUSTOM_JSON[_APIEXT + _u] = GoType("union", name=_u)  # (elem set when first built: JSONSchemaProps)
 
-# Optional fields tagged without omitempty (zero values are sent).
-NON_OMITEMPTY_FIELDS: frozenset[tuple[str, str]] = frozenset(
-    {
-        (_CORE + "Event", "reportingComponent"),
-        (_CORE + "Event", "reportingInstance"),
-        ("io.k8s.api.apps.v1.StatefulSetStatus", "availableReplicas"),
-        *(("io.k8s.api.policy.v1.PodDisruptionBudgetStatus", f) for f in (
-            "disruptionsAllowed", "currentHealthy", "desiredHealthy", "expectedPods")),
-    }
-)
+#: ``ObjectMeta.managedFields`` is modelled as :data:`RAW_MANAGED` (written by the server's field
+#: manager in Go's encoding, shared rather than re-encoded): the one field not built from its Go type.
+RAW_FIELD_OVERRIDES: dict[tuple[str, str], GoType] = {(_META + "ObjectMeta", "managedFields"): RAW_MANAGED}
 
-# IntOrString fields that are struct values although optional (zero is sent as 0).
-_VALUE_INT_OR_STRING: frozenset[tuple[str, str]] = frozenset({(_CORE + "ServicePort", "targetPort")})
+_INT_TYPES: dict[str, GoType] = {"int64": INT, "int32": INT32}
 
 
-def _is_kind_def(node: dict[str, Any]) -> bool:
-    return bool(node.get("x-kubernetes-group-version-kind"))
+class GoTypeBuilder:
+    """Builds :class:`GoType` models from the Go struct data (:class:`fakeapi.codec.gostructs.GoStructs`).
+
+    Every fact comes from the data: a field is a pointer when its Go type is, ``omitempty`` and
+    ``omitzero`` when its tag says so; struct values, slices, maps, named scalars and the types
+    of :data:`CUSTOM_JSON` follow their Go types. Built types are cached (recursive types are
+    built once, JSONSchemaProps included).
+    """
+
+    def __init__(self, structs: gostructs.GoStructs) -> None:
+        self.structs = structs
+        self._cache: dict[str, GoType] = {}
+
+    def named(self, qualified: str) -> GoType:
+        """The model of a named Go type (``k8s.io/api/core/v1.PodSpec``)."""
+        hit = self._cache.get(qualified)
+        if hit is not None:
+            return hit
+        custom = CUSTOM_JSON.get(qualified)
+        if custom is not None:
+            if custom.kind == "union" and custom.elem is None:
+                custom.elem = self.named(_APIEXT + "JSONSchemaProps")
+            self._cache[qualified] = custom
+            return custom
+        rec = self.structs.record(qualified)
+        if self.structs.custom_json(qualified):
+            raise gostructs.GoStructsError(f"{qualified} marshals itself and has no model in CUSTOM_JSON")
+        kind = rec.get("kind")
+        if kind in ("named", "alias"):
+            t = self.expr(rec["underlying"])
+            self._cache[qualified] = t
+            return t
+        if kind != "struct":
+            raise gostructs.GoStructsError(f"{qualified} ({kind}) cannot be modelled")
+        path, _, short = qualified.rpartition(".")
+        t = GoType("struct", name=short, pkg=path.rpartition("/")[2])
+        self._cache[qualified] = t  # before the fields: recursive types
+        for jf in self.structs.json_fields(qualified):
+            override = RAW_FIELD_OVERRIDES.get((qualified, jf.name))
+            pointer = jf.type.startswith("*")
+            ft = override if override is not None else self.expr(jf.type[1:] if pointer else jf.type)
+            t.fields[jf.name] = GoField(jf.name, jf.omitempty, pointer, ft, jf.omitzero)
+        return t
+
+    def expr(self, texpr: str) -> GoType:
+        """The model of a Go type expression (``[]string``, ``map[string][]uint8``, ``*int32``...)."""
+        if texpr.startswith("*"):
+            raise gostructs.GoStructsError(f"a pointer to a pointer ({texpr}) is not modelled")
+        if texpr == "[]uint8":
+            return BYTES
+        if texpr.startswith("["):
+            return self._container(slice_of, texpr[texpr.index("]") + 1:])
+        if texpr.startswith("map["):
+            depth = 0
+            for j in range(3, len(texpr)):
+                if texpr[j] == "[":
+                    depth += 1
+                elif texpr[j] == "]":
+                    depth -= 1
+                    if depth == 0:
+                        return self._container(map_of, texpr[j + 1:])
+            raise gostructs.GoStructsError(f"malformed map type {texpr}")
+        if texpr == "string":
+            return STRING
+        if texpr == "bool":
+            return BOOL
+        if texpr in gostructs.INT_TYPES:
+            t = _INT_TYPES.get(texpr)
+            if t is None:
+                t = _INT_TYPES[texpr] = GoType("int", name=texpr)
+            return t
+        if texpr in gostructs.FLOAT_TYPES:
+            return FLOAT
+        if texpr in ("interface{}", "any"):
+            return ANY
+        if "." not in texpr:
+            raise gostructs.GoStructsError(f"Go type {texpr} cannot be modelled")
+        return self.named(texpr)
+
+    def _container(self, make: Callable[[GoType], GoType], elem: str) -> GoType:
+        pointer = elem.startswith("*")
+        t = make(self.expr(elem[1:] if pointer else elem))
+        t.elem_pointer = pointer
+        return t
 
 
-_BUILTIN: dict[str, GoType] = {}
+@lru_cache(maxsize=1)
+def _k8s_builder() -> GoTypeBuilder:
+    return GoTypeBuilder(gostructs.k8s())
+
+
+def go_type(qualified: str) -> GoType:
+    """The model of a k8s.io Go type by its qualified name (``k8s.io/api/core/v1.PodSpec``)."""
+    return _k8s_builder().named(qualified)
 
 
 def builtin_go_type(definition_or_kind: str, api_version: str | None = None) -> GoType:
     """The Go type of a built-in definition (``io.k8s.api.core.v1.PodTemplateSpec``) or kind (``Pod``).
 
-    Derived from the kubernetes-validate schemas: a property in ``required`` is
-    not omitempty; object fields are pointers except kinds' metadata/spec/status,
-    ObjectMeta and :data:`VALUE_STRUCT_FIELDS`; optional scalars are values
-    except :data:`POINTER_FIELDS`. A kind without ``api_version`` prefers ``v1``
-    of the core group.
+    Built from the upstream Go structs (``fakeapi/codec/gostructs_k8s.json``, see
+    :mod:`fakeapi.codec.gostructs`); the OpenAPI definition name only names the Go type. A kind
+    without ``api_version`` prefers ``v1`` of the core group.
     """
     defs = openapi.definitions()
     name = definition_or_kind
@@ -352,7 +309,13 @@ def builtin_go_type(definition_or_kind: str, api_version: str | None = None) -> 
         if found is None:
             raise KeyError(f"no built-in definition for {definition_or_kind!r}")
         name = found
-    return _def_type(name)
+    go = gostructs.go_name(name)
+    if go is None:
+        raise KeyError(f"no Go type for the definition {name!r}")
+    try:
+        return go_type(go)
+    except gostructs.GoStructsError as e:
+        raise KeyError(f"no Go type for the definition {name!r}: {e}") from e
 
 
 @lru_cache(maxsize=128)
@@ -362,93 +325,6 @@ def _find_kind(kind: str) -> str | None:
             if g.get("kind") == kind and not re.search(r"(alpha|beta)", str(g.get("version"))):
                 return name
     return None
-
-
-def _def_type(name: str) -> GoType:
-    hit = _BUILTIN.get(name)
-    if hit is not None:
-        return hit
-    special = _special_type(name)
-    if special is not None:
-        return special
-    node = openapi.definitions()[name]
-    pkg_path, _, short = name.rpartition(".")
-    t = GoType("struct", name=short, pkg=pkg_path.rpartition(".")[2])
-    _BUILTIN[name] = t
-    props = node.get("properties") or {}
-    if not props:
-        t.kind = "map" if isinstance(node.get("additionalProperties"), dict) else "any"
-        if t.kind == "map":
-            t.elem = _prop_type(name, "", node["additionalProperties"])[0]
-        return t
-    required = set(node.get("required") or ())
-    kind_def = _is_kind_def(node)
-    for p, sub in props.items():
-        ft, is_obj = _prop_type(name, p, sub)
-        omitempty = p not in required and (name, p) not in NON_OMITEMPTY_FIELDS
-        if is_obj:
-            value = (kind_def and p in ("metadata", "spec", "status")) or (name, p) in VALUE_STRUCT_FIELDS
-            if ft.name == "ObjectMeta" or ft.name == "ListMeta":
-                value = True
-            pointer = not value
-        elif ft.kind in ("time", "quantity"):
-            pointer = (name, p) in POINTER_FIELDS
-        elif ft.kind == "intorstring":
-            pointer = p not in required and (name, p) not in _VALUE_INT_OR_STRING
-        elif ft.kind in ("string", "int", "float", "bool"):
-            pointer = (name, p) in POINTER_FIELDS
-        else:
-            pointer = False
-        omitzero = name == _META + "ObjectMeta" and p == "creationTimestamp"
-        t.fields[p] = GoField(p, omitempty, pointer, ft, omitzero)
-    return t
-
-
-def _special_type(name: str) -> GoType | None:
-    if name == openapi.QUANTITY:
-        return QUANTITY
-    if name == openapi.INT_OR_STRING:
-        return INT_OR_STRING
-    if name == openapi.TIME:
-        return TIME
-    if name == openapi.MICRO_TIME:
-        return MICRO_TIME
-    if name.endswith(".FieldsV1"):
-        return RAW_FIELDS
-    if name.endswith((".RawExtension", ".JSON")):
-        return ANY
-    return None
-
-
-def _prop_type(owner: str, prop: str, node: dict[str, Any]) -> tuple[GoType, bool]:
-    """(type, is a struct reference) of a property schema."""
-    if prop == "managedFields" and owner == _META + "ObjectMeta":
-        return RAW_MANAGED, False
-    ref = node.get("$ref")
-    if isinstance(ref, str):
-        t = _def_type(openapi.ref_name(ref))
-        return t, t.kind == "struct"
-    types = [x for x in ([node["type"]] if isinstance(node.get("type"), str) else node.get("type") or []) if x != "null"]
-    if "oneOf" in node or "anyOf" in node:
-        return ANY, False
-    kind = types[0] if types else ""
-    if kind == "string":
-        return (BYTES if node.get("format") == "byte" else STRING), False
-    if kind == "integer":
-        return (INT32 if node.get("format") == "int32" else INT), False
-    if kind == "number":
-        return FLOAT, False
-    if kind == "boolean":
-        return BOOL, False
-    if kind == "array":
-        it = node.get("items")
-        return slice_of(_prop_type(owner, prop, it)[0] if isinstance(it, dict) else ANY), False
-    if kind == "object":
-        ap = node.get("additionalProperties")
-        if isinstance(ap, dict):
-            return map_of(_prop_type(owner, prop, ap)[0]), False
-        return ANY, False
-    return ANY, False
 
 
 # --- custom kinds from a structural schema -----------------------------------------------------
@@ -492,7 +368,7 @@ def go_type_from_structural(schema: dict[str, Any], *, overrides: dict[str, Over
 
 
 def model_from_schema(schema: dict[str, Any], *, overrides: dict[str, Override] | None = None) -> GoType:
-    """Alias of :func:`go_type_from_structural` (the name docs/INTERNALS.md uses)."""
+    """Alias of :func:`go_type_from_structural` (the name the design notes used)."""
     return go_type_from_structural(schema, overrides=overrides)
 
 
@@ -797,6 +673,9 @@ def _absent_value(f: GoField) -> Callable[[], Any] | None:
         return lambda: "0"
     if k == "intorstring":
         return lambda: 0
+    if k == "union":
+        uz = _UNION_ZERO[f.type.name]
+        return lambda: uz
     if f.omitempty:
         return None
     z = _ZERO_SCALAR.get(k)
@@ -841,7 +720,76 @@ def _elem_encoder(t: GoType, inplace: bool = False) -> Callable[[Any], Any]:
     if k in ("slice", "map"):
         enc = _container_encoder(t, inplace)
         return lambda v: None if v is None else enc(v)
+    if k == "union":
+        return _union_encoder(t, inplace)
     return _keep if inplace else fast_copy
+
+
+#: What each JSONSchemaProps union marshals as when it is the zero value (marshal.go).
+_UNION_ZERO: dict[str, Any] = {"JSONSchemaPropsOrArray": None, "JSONSchemaPropsOrBool": False,
+                               "JSONSchemaPropsOrStringArray": None}
+
+
+def _union_encoder(t: GoType, inplace: bool = False) -> Callable[[Any], Any]:
+    """Encoder of a JSONSchemaProps union (apiextensions/v1 marshal.go), JSON null included.
+
+    ``JSONSchemaPropsOrArray``: an object is a schema, an array a list of schemas (an empty
+    one marshals as null), anything else an error. ``JSONSchemaPropsOrBool``: an object is a
+    schema, true/false a bool, anything else (null too) an error. ``JSONSchemaPropsOrStringArray``:
+    an object is a schema, an array a string list (empty: null), anything else null.
+    """
+    props = t.elem
+    assert props is not None, "a union's schema type is set when it is built"
+    conv_struct = _conv_struct_inplace if inplace else _conv_struct
+    which = t.name
+
+    def schema(v: dict[str, Any]) -> Any:
+        return conv_struct(v, props)
+
+    if which == "JSONSchemaPropsOrArray":
+
+        def enc_or_array(v: Any) -> Any:
+            tv = type(v)
+            if tv is dict:
+                return schema(v)
+            if tv is list:
+                out = []
+                for x in v:
+                    if x is None:
+                        out.append(_zero_struct(props))
+                    elif type(x) is dict:
+                        out.append(schema(x))
+                    else:
+                        raise _bad(x, "v1.JSONSchemaProps")
+                return out or None
+            raise GoDecodeError("input must be a JSON object or array")
+
+        return enc_or_array
+    if which == "JSONSchemaPropsOrBool":
+
+        def enc_or_bool(v: Any) -> Any:
+            if type(v) is dict:
+                return schema(v)
+            if type(v) is bool:
+                return v
+            raise GoDecodeError("boolean or JSON schema expected")
+
+        return enc_or_bool
+    if which == "JSONSchemaPropsOrStringArray":
+
+        def enc_or_strings(v: Any) -> Any:
+            tv = type(v)
+            if tv is dict:
+                return schema(v)
+            if tv is list:
+                for x in v:
+                    if x is not None and type(x) is not str:
+                        raise _bad(x, "string")
+                return [("" if x is None else x) for x in v] or None
+            return None
+
+        return enc_or_strings
+    raise ValueError(f"unknown Go union {which!r}")
 
 
 def _conv_time(v: Any, micro: bool) -> Any:
@@ -860,12 +808,17 @@ def _container_encoder(t: GoType, inplace: bool = False) -> Callable[[Any], Any]
 
     def get() -> Callable[[Any], Any]:
         if not cell:
-            cell.append(_elem_encoder(elem, inplace))
+            e = _elem_encoder(elem, inplace)
+            if t.elem_pointer:
+                inner = e
+                e = lambda v: None if v is None else inner(v)  # noqa: E731 (a nil pointer element)
+            cell.append(e)
         return cell[0]
 
     simple = elem.kind == "string" and elem.name != "[]byte"
     if inplace:
-        return _inplace_container_encoder(t.kind, simple, get, elem if elem.kind == "struct" else None)
+        return _inplace_container_encoder(t.kind, simple, get,
+                                          elem if elem.kind == "struct" and not t.elem_pointer else None)
     if t.kind == "slice":
 
         def enc_slice(v: Any) -> Any:
@@ -1037,6 +990,8 @@ def _field_encoder(f: GoField, inplace: bool = False) -> Callable[[Any], Any]:
         return lambda v: "0" if v is None else _conv_quantity(v)
     if k == "intorstring":
         return lambda v: 0 if v is None else _conv_intorstring(v)
+    if k == "union":
+        return _union_encoder(t, inplace)
     # any
     copy = _keep if inplace or t is RAW_FIELDS or t is RAW_MANAGED else fast_copy
     if omit:

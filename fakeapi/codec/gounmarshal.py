@@ -339,7 +339,7 @@ def from_unstructured_error(doc: Any, t: GoType) -> str | None:
     here they are visited in the document's order (only a document with several errors
     tells the two apart); a map's in key order (Go's is random).
     """
-    if doc is None or t.kind == "any":
+    if doc is None or t.kind in ("any", "union"):  # (a JSONSchemaProps union: not checked here)
         return None
     k = t.kind
     tv = type(doc)

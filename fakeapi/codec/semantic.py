@@ -18,7 +18,7 @@ compare by value (``1 == 1.0``) and a bool never equals a number. The server
 uses this for the generation rule of custom resources.
 
 :func:`loose_equal` is the fixture matcher's rule for values it has no Go type
-for (shared/FIXTURE_FORMAT.md "Matching rules"): ``null``, ``[]``, ``{}`` and an
+for (docs/FIXTURES.md "Matching rules"): ``null``, ``[]``, ``{}`` and an
 absent key are all equal, as they are to a Go controller reading typed fields.
 """
 
@@ -142,6 +142,8 @@ def _veq(x: Any, y: Any, t: GoType) -> bool:
         elem = t.elem
         if elem is None:
             return _ueq(x, y)
+        if t.elem_pointer:  # []*T: a nil element is not the zero value
+            return all((a is None) == (b is None) and (a is None or _veq(a, b, elem)) for a, b in zip(x, y))
         return all(_veq(a, b, elem) for a, b in zip(x, y))
     if k == "map":
         if x is None:
@@ -155,6 +157,9 @@ def _veq(x: Any, y: Any, t: GoType) -> bool:
         elem = t.elem
         if elem is None:
             return _ueq(x, y)
+        if t.elem_pointer:  # map[string]*T: a nil value is not the zero value
+            return all((v is None) == (y[key] is None) and (v is None or _veq(v, y[key], elem))
+                       for key, v in x.items())
         return all(_veq(v, y[key], elem) for key, v in x.items())
     if k == "string":
         return (x if x is not None else "") == (y if y is not None else "") and _same_kind(x, y, str)

@@ -1,4 +1,4 @@
-"""The fixture harness: YAML cases (shared/FIXTURE_FORMAT.md) run on a fresh server and host.
+"""The fixture harness: YAML cases (docs/FIXTURES.md) run on a fresh server and host.
 
 Modules, one job each:
 

@@ -53,6 +53,9 @@ class Bundle:
     #: Kinds the bundle serves (its CRDs' kinds), so the loader can check targets without installing it.
     kinds: tuple[str, ...] = ()
     description: str = ""
+    #: The simulated services a fault rule may name (``on: {service, call}``): service -> its call names.
+    #: Empty: the bundle declares none, and rules naming a service are not checked.
+    services: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 _REGISTRY: dict[str, Bundle] = {}

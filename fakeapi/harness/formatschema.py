@@ -1,4 +1,4 @@
-"""The JSON Schema of the fixture format (shared/FIXTURE_FORMAT.md), built in Python.
+"""The JSON Schema of the fixture format (docs/FIXTURES.md), built in Python.
 
 The schema is *closed*: every harness-owned mapping lists its keys and
 rejects others, so a typo is a collection error. Kubernetes objects and
@@ -41,8 +41,8 @@ BUNDLE_OP_PATTERN = r"^[a-z][a-z0-9_-]*\.[A-Za-z_][A-Za-z0-9_-]*$"
 TAG_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
 
 #: Keys of a case, in the order the contract lists them.
-CASE_KEYS = ("name", "description", "tags", "bundles", "clock", "seed", "services", "given", "invariants",
-             "steps", "expect", "robustness")
+CASE_KEYS = ("name", "description", "tags", "bundles", "clock", "seed", "services", "given", "given_settle",
+             "max_repeated_errors", "invariants", "steps", "expect", "robustness")
 #: The core operations (besides bundle operations ``<bundle>.<op>``).
 CORE_OPERATIONS = ("create", "apply", "server_side_apply", "update", "patch", "status", "delete", "advance", "crash",
                    "fault", "clear_faults", "kubelet.exit")
@@ -262,13 +262,17 @@ def _defs() -> dict[str, Any]:
         "minProperties": 1,
     }
     settle = {
-        "description": "true (default): run controllers until idle; false: don't; {reconciles: N}; {for: 5m}.",
+        "description": "true (default): run controllers until idle; false: don't; {reconciles: N}; {for: 5m}; "
+                       "{until_idle: true, max: 10m}.",
         "oneOf": [
             {"type": "boolean"},
             _closed("settle", {
                 "reconciles": {"type": "integer", "minimum": 1, "description": "At most N reconciles."},
                 "for": _duration("Run with the clock for this long."),
-            }, minProperties=1, maxProperties=1),
+                "until_idle": {"type": "boolean", "description": "Run until nothing is due (with `max`: at most "
+                                                                 "that long, for controllers that poll)."},
+                "max": _duration("With until_idle: the most virtual time the settle may take."),
+            }, minProperties=1, maxProperties=2),
         ],
     }
     assertion = _closed(
@@ -303,7 +307,7 @@ def _defs() -> dict[str, Any]:
     step = _closed("step", {
         "name": {"type": "string"},
         "do": {"type": "array", "items": {"$ref": "#/$defs/operation"}, "description": "Operations, in order."},
-        "settle": settle,
+        "settle": {"$ref": "#/$defs/settle"},
         "expect": {"type": "array", "items": {"$ref": "#/$defs/assertion"},
                    "description": "Assertions after this step settled."},
     })
@@ -315,6 +319,7 @@ def _defs() -> dict[str, Any]:
         "operation": operation,
         "assertion": assertion,
         "step": step,
+        "settle": settle,
     }
 
 
@@ -342,6 +347,11 @@ def build_schema(*, bundles: bool = False) -> dict[str, Any]:
                          "description": "Initial state of each bundle's simulators, by bundle name."},
             "given": {"type": "array", "items": {"$ref": "#/$defs/object"},
                       "description": "Objects stored before step 1, as a user would create them."},
+            "given_settle": {"$ref": "#/$defs/settle",
+                             "description": "How the controllers settle after given (a settle form; default true)."},
+            "max_repeated_errors": {"type": "integer", "minimum": 0,
+                                    "description": "A key whose reconcile fails this many times in a row with the "
+                                                   "same error ends the case (default 5; 0: never)."},
             "invariants": {"type": "array", "items": {"type": "string"},
                            "description": "Named checks run after every reconcile."},
             "steps": {"type": "array", "items": {"$ref": "#/$defs/step"}},
@@ -358,7 +368,7 @@ def build_schema(*, bundles: bool = False) -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,
         **case,
-        "description": "One fakeapi fixture case (a YAML document); see shared/FIXTURE_FORMAT.md.",
+        "description": "One fakeapi fixture case (a YAML document); the format is docs/FIXTURES.md.",
         "$defs": defs,
     }
     if bundles:

@@ -16,7 +16,6 @@ not ``True``), timestamps stay strings, and duplicate keys are errors.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import re
 from collections.abc import Iterable, Iterator
@@ -30,6 +29,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from fakeapi.harness import formatschema as fs
 from fakeapi.harness.bundles import Bundle, available_bundles, get_bundle
+from fakeapi.harness.suggest import did_you_mean  # (re-exported: it lived here)
 
 #: A JSON path inside one case: keys and list indexes.
 JsonPath = tuple[str | int, ...]
@@ -178,16 +178,6 @@ class LoadError(Exception):
         if len(self.problems) > limit:
             text += f"\n... and {len(self.problems) - limit} more problems"
         return text
-
-
-def did_you_mean(word: str, options: Iterable[str]) -> str:
-    """`` (did you mean `x`?)`` for the closest option, or ``""``."""
-    opts = [o for o in options if isinstance(o, str)]
-    close = difflib.get_close_matches(word, opts, n=1, cutoff=0.6)
-    if not close:
-        low = {o.lower(): o for o in opts}
-        close = [low[c] for c in difflib.get_close_matches(word.lower(), list(low), n=1, cutoff=0.6)]
-    return f" (did you mean `{close[0]}`?)" if close else ""
 
 
 def dotted(path: Iterable[str | int]) -> str:
@@ -595,7 +585,7 @@ def explain_schema_error(err: Any, defs: dict[str, Any], out: list[tuple[JsonPat
         elif title == "operation":
             msg = "an operation needs one operation key (" + ", ".join(fs.CORE_OPERATIONS) + ", or <bundle>.<op>)"
         elif title == "settle":
-            msg = "settle takes exactly one of `reconciles` or `for`"
+            msg = "settle takes one of `reconciles`, `for` or `until_idle` (with `max`)"
         else:
             msg = f"`{dotted(path)}`: {err.message}"
         out.append((path, False, msg))
@@ -837,6 +827,62 @@ def _check_assertion(ctx: _Ctx, a: dict[str, Any], path: JsonPath) -> None:
             _check_kind(ctx, arg.get("kind"), (*sub, "kind"), "a `calls` expectation")
 
 
+def _check_case_extras(ctx: _Ctx, data: dict[str, Any]) -> None:
+    """Settle forms, and the kinds and API versions of objects in ``given`` and in creates (issue 23)."""
+    from fakeapi.harness.names import api_version_problem, builtin_api_versions, crd_api_versions
+    from fakeapi.harness.settle import settle_problems
+
+    if "given_settle" in data:
+        ctx.out.extend(settle_problems(data["given_settle"], ("given_settle",)))
+    for si, s in enumerate(data.get("steps") or []):
+        if isinstance(s, dict) and "settle" in s:
+            ctx.out.extend(settle_problems(s["settle"], ("steps", si, "settle")))
+    objects: list[tuple[JsonPath, Any, str]] = [(("given", i), o, "given") for i, o in enumerate(data.get("given") or [])]
+    for si, s in enumerate(data.get("steps") or []):
+        for oi, op in enumerate(s.get("do") or []):
+            for key in ("create", "apply", "update"):
+                if isinstance(op, dict) and key in op and "error" not in op:
+                    objects.append((("steps", si, "do", oi, key), op[key], ("a" if key == "create" else "an") + f" `{key}`"))
+    _check_services(ctx, data)
+    served = dict(builtin_api_versions())
+    for _, obj, _ in objects:
+        crd = crd_api_versions(obj)
+        if crd is not None:
+            served[crd[0]] = crd[1]
+    for path, obj, what in objects:
+        if not isinstance(obj, dict) or not isinstance(obj.get("kind"), str):
+            continue
+        before = len(ctx.out)
+        _check_kind(ctx, obj["kind"], (*path, "kind"), what)
+        if len(ctx.out) == before and isinstance(obj.get("apiVersion"), str):
+            msg = api_version_problem(obj["kind"], obj["apiVersion"], served)
+            if msg:
+                ctx.out.append(((*path, "apiVersion"), False, f"{msg} in {what}"))
+
+
+def _check_services(ctx: _Ctx, data: dict[str, Any]) -> None:
+    """``on: {service, call}`` of fault rules against the services the hosted bundles declare."""
+    declared: dict[str, tuple[str, ...]] = {}
+    for b in ctx.bundles:
+        declared.update(getattr(b, "services", None) or {})
+    if not declared or len(ctx.bundles) != len(data.get("bundles") or []):
+        return
+    for si, s in enumerate(data.get("steps") or []):
+        for oi, op in enumerate(s.get("do") or []):
+            on = (op.get("fault") or {}).get("on") if isinstance(op, dict) and isinstance(op.get("fault"), dict) else None
+            if not isinstance(on, dict) or not isinstance(on.get("service"), str):
+                continue
+            path: JsonPath = ("steps", si, "do", oi, "fault", "on")
+            service = on["service"]
+            if service not in declared:
+                hint = did_you_mean(service, sorted(declared)) or " (services here: " + ", ".join(sorted(declared)) + ")"
+                ctx.out.append(((*path, "service"), False, f"unknown service `{service}`{hint}"))
+            elif isinstance(on.get("call"), str) and declared[service] and on["call"] not in declared[service]:
+                calls = sorted(declared[service])
+                hint = did_you_mean(on["call"], calls) or f" (calls of {service}: " + ", ".join(calls) + ")"
+                ctx.out.append(((*path, "call"), False, f"unknown call `{on['call']}` of service `{service}`{hint}"))
+
+
 def check_case(data: dict[str, Any]) -> list[tuple[JsonPath, bool, str]]:
     """The checks the schema cannot make: bundles, operations, invariants, kinds, markers, fault rules."""
     out: list[tuple[JsonPath, bool, str]] = []
@@ -899,6 +945,7 @@ def check_case(data: dict[str, Any]) -> list[tuple[JsonPath, bool, str]]:
         kinds = None
         controllers = None
     ctx = _Ctx(list(hosted.values()), kinds, controllers, out)
+    _check_case_extras(ctx, data)  # issue 23: settle forms, kinds in given and creates (fakeapi/harness/names.py)
     for si, s in enumerate(data.get("steps") or []):
         for oi, op in enumerate(s.get("do") or []):
             _check_operation(ctx, op, ("steps", si, "do", oi), hosted)

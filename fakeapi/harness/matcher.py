@@ -1,6 +1,6 @@
 """Partial matching of expectations against objects (pure: no server, no I/O).
 
-The rules are shared/FIXTURE_FORMAT.md "Matching rules":
+The rules are docs/FIXTURES.md "Matching rules":
 
 - maps match partially (keys the expectation does not mention are ignored);
 - values compare with Go semantic equality (:func:`fakeapi.codec.semantic.semantic_equal`):

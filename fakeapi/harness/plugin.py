@@ -21,7 +21,11 @@ nearest valid key, without a Python traceback. A failed case shows every
 mismatch with its fixture line, then the tail of the trace.
 
 Options: ``--fakeapi-record`` writes the actual end state of the selected
-cases into their ``expect`` (see :mod:`fakeapi.harness.record`);
+cases into their ``expect`` and prints the diff (a failing ``expect`` is kept
+and the case fails, unless ``--fakeapi-record=overwrite``; see
+:mod:`fakeapi.harness.record`);
+``--fakeapi-report DIR`` writes an HTML timeline of each failing case
+(``--fakeapi-report-all``: of every case; see :mod:`fakeapi.harness.htmlreport`);
 ``--fakeapi-trace-tail N`` sets how much trace a failure shows;
 ``--fakeapi-show-noise`` keeps server-owned metadata in rendered objects;
 ``--fakeapi-no-robustness`` collects no variants; ``--fakeapi-budget N``
@@ -41,7 +45,7 @@ from typing import Any
 import pytest
 
 from fakeapi.harness.loader import Case, LoadError, load_file
-from fakeapi.harness.record import record_file, recorded_expectations
+from fakeapi.harness.record import RECORD_MODES, record_file, recorded_expectations, refusal
 from fakeapi.harness.report import render_failure
 from fakeapi.harness.robustness import plan_variants
 from fakeapi.harness.runner import DEFAULT_BUDGET, Variant, run_case
@@ -91,8 +95,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(INI_FIXTURES, "globs (relative to the rootdir) of fakeapi YAML fixture files",
                   type="linelist", default=[])
     group = parser.getgroup("fakeapi", "fakeapi fixture cases")
-    group.addoption("--fakeapi-record", action="store_true", default=False,
-                    help="run the selected cases and write their actual end state into their expect")
+    group.addoption("--fakeapi-record", nargs="?", const="new", default=None, type=_record_mode, metavar="overwrite",
+                    help="run the selected cases and write their actual end state into their expect; a failing "
+                         "expect is kept (the case fails) unless --fakeapi-record=overwrite")
+    group.addoption("--fakeapi-report", default=None, metavar="DIR",
+                    help="write an HTML timeline of each failing case into DIR")
+    group.addoption("--fakeapi-report-all", action="store_true", default=False,
+                    help="with --fakeapi-report: a page for every case, passed ones too")
     group.addoption("--fakeapi-trace-tail", type=int, default=40, metavar="N",
                     help="trace entries shown in a failure report (default 40)")
     group.addoption("--fakeapi-show-noise", action="store_true", default=False,
@@ -103,8 +112,36 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help=f"reconcile budget of settle: true before a hot loop is reported (default {DEFAULT_BUDGET})")
 
 
+def _record_mode(value: str) -> str:
+    """The value of ``--fakeapi-record=MODE`` (``overwrite``); a path after a bare option is a clear error."""
+    if value in RECORD_MODES:
+        return value
+    import argparse
+
+    raise argparse.ArgumentTypeError(
+        f"{value!r} is not a recording mode (only `overwrite`); put paths before --fakeapi-record, "
+        "or write --fakeapi-record=overwrite")
+
+
+def pytest_plugin_registered(plugin: Any) -> None:
+    """A module loaded with ``pytest -p MODULE`` (or a conftest) registers the bundles it holds."""
+    from types import ModuleType
+
+    from fakeapi.harness.plugins import register_module_bundles
+
+    if isinstance(plugin, ModuleType):
+        register_module_bundles(plugin)
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """Compile the fixture globs; register the ``fakeapi`` marker."""
+    """Compile the fixture globs; register the ``fakeapi`` marker; load ``FAKEAPI_PLUGINS``."""
+    from fakeapi.harness.plugins import PluginError, env_plugins, load_plugin
+
+    for name in env_plugins():
+        try:
+            load_plugin(name)
+        except PluginError as e:
+            raise pytest.UsageError(f"FAKEAPI_PLUGINS: {e}") from None
     config.stash[_GLOBS] = [glob_to_regex(g) for g in config.getini(INI_FIXTURES)]
     config.stash[_MARKERS] = set()
     config.addinivalue_line("markers", "fakeapi: a fakeapi YAML fixture case")
@@ -195,17 +232,28 @@ class FixtureItem(pytest.Item):
                                  f"planned: {self.plan_error}")
         config = self.config
         record = config.getoption("--fakeapi-record")
-        result = run_case(self.case, self.variant, check=not record, budget=config.getoption("--fakeapi-budget"))
+        report_dir = config.getoption("--fakeapi-report")
+        result = run_case(self.case, self.variant, budget=config.getoption("--fakeapi-budget"),
+                          record_objects=bool(report_dir))
         tail = config.getoption("--fakeapi-trace-tail")
         noise = config.getoption("--fakeapi-show-noise")
+        page = ""
+        if report_dir and (not result.passed or config.getoption("--fakeapi-report-all")):
+            from fakeapi.harness.htmlreport import write_case_report
+
+            written = write_case_report(Path(report_dir).resolve(), result)
+            page = f"\nHTML report: {written}"
+            self.user_properties.append(("fakeapi_report", str(written)))
         if record:
-            if not result.passed:
-                raise FixtureFailure(render_failure(result, tail=tail, show_noise=noise))
+            why = refusal(result, record)
+            if why:
+                raise FixtureFailure(f"fakeapi: not recording `{self.case.name}`: {why}\n"
+                                     + render_failure(result, tail=tail, show_noise=noise))
             payload = {"file": str(self.path), "name": self.case.name, "expect": recorded_expectations(result)}
             self.user_properties.append((RECORD_KEY, json.dumps(payload)))
             return
         if not result.passed:
-            raise FixtureFailure(render_failure(result, tail=tail, show_noise=noise))
+            raise FixtureFailure(render_failure(result, tail=tail, show_noise=noise) + page)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         """The case report, without a Python traceback."""
@@ -244,14 +292,22 @@ class Recorder:
             return
         written = 0
         errors: list[str] = []
+        diffs: list[str] = []
         for file, by_case in sorted(self.records.items()):
             try:
-                record_file(file, by_case)
+                diffs.append(record_file(file, by_case))
                 written += len(by_case)
             except (LoadError, ValueError, OSError) as e:
                 errors.append(f"{file}: {e}")
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
         if tr is not None:
             tr.write_line(f"fakeapi: recorded the end state of {written} case(s) into {len(self.records)} file(s)")
+            changed = [d for d in diffs if d]
+            if written and not changed:
+                tr.write_line("fakeapi: the recorded expectations equal what the files held; nothing changed")
+            for d in changed:
+                for line in d.splitlines():
+                    tr.write_line(line, green=line.startswith("+") and not line.startswith("+++"),
+                                  red=line.startswith("-") and not line.startswith("---"))
             for err in errors:
                 tr.write_line(f"fakeapi: could not record {err}", red=True)

@@ -1,7 +1,7 @@
 """Recording: write a case's actual end state into its ``expect``, for review before committing.
 
-``pytest --fakeapi-record`` (or :func:`record_file`) runs the selected cases
-without checking them, takes every object the case touched after ``given``
+``pytest --fakeapi-record`` (or :func:`record_file`) runs the selected cases,
+takes every object the case touched after ``given``
 was stored (created, changed or deleted by a step, a controller or a
 simulator), and writes one expectation per object into the case's final
 ``expect``: ``object:`` with what a reader cares about (no uid,
@@ -11,10 +11,16 @@ references without uids) or ``absent:`` for an object that is gone.
 Only the lines of the top-level ``expect`` block are replaced (or a new
 block is appended to the document); every other line of the file, comments
 included, stays as it was. Step expectations are left alone.
+
+Recording never hides a failure (:func:`refusal`): a case whose final
+``expect`` fails is not recorded unless ``--fakeapi-record=overwrite`` asks
+for it, and a case failing elsewhere is reported as failed. What a recording
+changed is printed as a unified diff.
 """
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Any
 
@@ -153,13 +159,43 @@ def splice(text: str, records: dict[str, list[Obj]], file: str = "<string>") -> 
     return "\n".join(lines) + "\n"
 
 
-def record_file(path: str | Path, records: dict[str, list[Obj]]) -> None:
-    """Rewrite a fixture file's final ``expect`` blocks from ``records`` (case name -> expectations)."""
+def record_file(path: str | Path, records: dict[str, list[Obj]]) -> str:
+    """Rewrite a fixture file's final ``expect`` blocks from ``records`` (case name -> expectations).
+
+    Returns the unified diff of what changed (``""`` when nothing did), so
+    that the recorder can show it: a recording is reviewed, never trusted blind.
+    """
     p = Path(path)
     text = p.read_text(encoding="utf-8")
     out = splice(text, records, str(path))
-    if out != text:
-        p.write_text(out, encoding="utf-8")
+    if out == text:
+        return ""
+    p.write_text(out, encoding="utf-8")
+    return "".join(difflib.unified_diff(text.splitlines(keepends=True), out.splitlines(keepends=True),
+                                        f"a/{path}", f"b/{path}"))
+
+
+#: ``--fakeapi-record`` modes: ``new`` (the default) refuses to replace a failing ``expect``.
+RECORD_MODES = ("new", "overwrite")
+
+
+def refusal(result: CaseResult, mode: str) -> str:
+    """Why a run must not be recorded (``""`` when it may): recording never hides a failure.
+
+    A failure anywhere but the final expectations (a step's expectations, an
+    operation that failed, a hot loop) is always a failure. A failing final
+    ``expect`` is replaced only in ``overwrite`` mode: it may be a hand-written
+    expectation that caught a real bug.
+    """
+    if result.aborted:
+        return "the case stopped early"
+    others = [f for f in result.failures if f.phase != "final expectations"]
+    if others:
+        return "the case fails before its final expect (recording writes only the final expect)"
+    if result.failures and mode != "overwrite":
+        return ("its final expect fails: the expectation may be right and the code wrong; fix one of them, or "
+                "rerun with --fakeapi-record=overwrite to replace the expect with what happened")
+    return ""
 
 
 def record_case(case: Case, result: CaseResult) -> dict[str, list[Obj]]:

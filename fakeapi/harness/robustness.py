@@ -1,6 +1,6 @@
 """Robustness variants: the same case again, with a crash or a conflict on each controller write.
 
-``robustness: {crash_after_each_write: true}`` (shared/FIXTURE_FORMAT.md
+``robustness: {crash_after_each_write: true}`` (docs/FIXTURES.md
 "Robustness variants") turns one case into many. A plain run lists the API
 writes made by controllers (calls that changed stored state, made from a
 reconcile); variant ``crash@k`` runs the case again with a fault rule that

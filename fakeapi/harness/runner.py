@@ -1,6 +1,6 @@
 """Running one case: a fresh API server and host, ``given``, the steps, the expectations.
 
-:func:`run_case` is the whole job (shared/FIXTURE_FORMAT.md):
+:func:`run_case` is the whole job (docs/FIXTURES.md):
 
 1. a new :class:`~fakeapi.server.apiserver.APIServer` (clock and seed from the case)
    and a new :class:`~fakeapi.host.Host`; each bundle of the case installed
@@ -36,6 +36,8 @@ from typing import Any
 from fakeapi.harness.bundles import Bundle, OpContext, get_bundle
 from fakeapi.harness.loader import Case, JsonPath, dotted
 from fakeapi.harness.matcher import Mismatch, kind_shape, match, problem
+from fakeapi.harness.names import kind_hint
+from fakeapi.harness.settle import DEFAULT_MAX_REPEATED_ERRORS, RepeatedError, RepeatedErrorWatch, run_settle
 from fakeapi.harness.targets import StateReader, TargetError, describe, object_id, resolve
 from fakeapi.machinery.errors import ApiError
 from fakeapi.machinery.jsonutil import fast_copy
@@ -93,6 +95,10 @@ class CaseResult:
     aborted: str = ""
     #: Trace position when ``given`` was stored.
     case_mark: int = 0
+    #: With ``record_objects``: call seq -> (the object before, after) each API write (None: absent).
+    objects: dict[int, tuple[Obj | None, Obj | None]] = field(default_factory=dict)
+    #: With ``record_objects``: call seq -> what a fault rule did to that call (``error Conflict``, ``crash after``).
+    injected: dict[int, str] = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -141,13 +147,17 @@ class CaseRun:
     """One run of one case (see the module docstring). Use :func:`run_case`."""
 
     def __init__(self, case: Case, variant: Variant | None = None, *, check: bool = True,
-                 timeline: bool = False, budget: int = DEFAULT_BUDGET, check_calls: bool = True) -> None:
+                 timeline: bool = False, budget: int = DEFAULT_BUDGET, check_calls: bool = True,
+                 max_repeated_errors: int | None = None, record_objects: bool = False) -> None:
         self.case = case
         self.variant = variant
         self.check = check
         self.timeline = timeline
         self.budget = budget
         self.check_calls = check_calls
+        #: Overrides the case's ``max_repeated_errors`` when set.
+        self.max_repeated_errors = max_repeated_errors
+        self.record_objects = record_objects
         self.result = CaseResult(case, variant)
         self.api: Any = None
         self.host: Any = None
@@ -194,6 +204,8 @@ class CaseRun:
             self._run()
         except _Abort:
             pass
+        except RepeatedError as e:  # raised from a reconcile hook outside a settle (a bundle operation)
+            self._repeated(e, "run", ())
         except Exception as e:  # a bug in a simulator, a bundle or the harness: report it in full
             tb = traceback.format_exc(limit=12)
             self.result.aborted = f"internal error: {type(e).__name__}: {e}\n{tb}"
@@ -219,6 +231,8 @@ class CaseRun:
         self.api = api = APIServer(clock=clock, seed=case.seed)
         self.host = host = Host(api, seed=case.seed)
         self.reader = StateReader(api)
+        if self.record_objects:
+            self._record_objects()
         self._phase_seen = len(api.trace.calls)
         if self.variant is not None:
             self.variant_rule = api.faults.add(fast_copy(self.variant.rule))
@@ -231,13 +245,18 @@ class CaseRun:
             self.bundles[name] = bundle
             self.states[name] = bundle.install(host, fast_copy(services.get(name) or {}))
         self._hook_invariants()
+        limit = self.max_repeated_errors
+        if limit is None:
+            limit = int(case.data.get("max_repeated_errors", DEFAULT_MAX_REPEATED_ERRORS))
+        host.after_reconcile.append(RepeatedErrorWatch(host, limit))
         if self.timeline:
             host.after_reconcile.append(lambda rec: self._scan_phases())
         self._given()
         if self.timeline:
             self._scan_phases()
         self.result.case_mark = api.trace.mark()
-        self._settle(True, "given", ("given",))
+        self._settle(case.data.get("given_settle", True), "given",
+                     ("given_settle",) if "given_settle" in case.data else ("given",))
         mark = self.result.case_mark
         for step in case.steps:
             base: JsonPath = ("steps", step.index)
@@ -255,6 +274,47 @@ class CaseRun:
         if self.timeline:
             self._scan_phases()
         api.check_snapshots()
+
+    def _record_objects(self) -> None:
+        """Keep a copy of each object after every API write (for the HTML report's before/after)."""
+        trace, reader = self.api.trace, self.reader
+        assert reader is not None
+        original = trace.record_call
+        last: dict[tuple[str, str, str], Obj | None] = {}
+        objects = self.result.objects
+        faults = self.api.faults
+        for_call = faults.for_call
+        pending: list[tuple[tuple[str, str, str, str, str], Any]] = []
+
+        def fault_for_call(verb: str, kind: str, namespace: str, name: str, subresource: str, actor: str) -> Any:
+            rule = for_call(verb, kind, namespace, name, subresource, actor)
+            pending.clear()
+            if rule is not None:
+                pending.append(((verb, kind, namespace or "", name or "", actor), rule))
+            return rule
+
+        faults.for_call = fault_for_call
+
+        def record_call(*args: Any, **kwargs: Any) -> Any:
+            call = original(*args, **kwargs)
+            if pending:
+                ((want, rule),) = pending
+                pending.clear()
+                if want == (call.verb, call.kind, call.namespace, call.name, call.actor):
+                    what = f"crash {rule.crash}" if rule.crash else f"error {call.reason or call.code}"
+                    self.result.injected[call.seq] = what
+            if call.wrote and call.name:
+                k = reader.kind(call.kind)
+                if k is not None:
+                    after = reader.get(k, call.namespace or None, call.name)
+                    if after is not None:
+                        after.get("metadata", {}).pop("managedFields", None)
+                    key = (call.kind, call.namespace, call.name)
+                    objects[call.seq] = (last.get(key), after)
+                    last[key] = after
+            return call
+
+        trace.record_call = record_call
 
     # -- invariants ----------------------------------------------------------------------------
 
@@ -327,7 +387,11 @@ class CaseRun:
                     created["status"] = fast_copy(status)
                     self.api.update(created, subresource="status")
             except ApiError as e:
-                self.fail("given", path, f"storing {object_id(original)} failed: {e.code} {e.reason}: {e.message}")
+                hint = kind_hint(self.api, str(original.get("kind") or ""), original.get("apiVersion")) \
+                    if e.code == 404 else ""
+                self.fail("given", (*path, "kind") if hint else path,
+                          f"storing {object_id(original)} failed: {e.code} {e.reason}: {e.message}"
+                          + (f": {hint}" if hint else ""))
                 raise _Abort from None
             except TargetError as e:
                 self.fail("given", path, f"storing {object_id(original)}: {e}")
@@ -338,23 +402,26 @@ class CaseRun:
     def _settle(self, settle: Any, phase: str, path: JsonPath) -> None:
         from fakeapi.host.hotloop import HotLoopError
 
-        host = self.host
         try:
-            if settle is False:
-                return
-            if settle is True or settle is None:
-                host.run_until_idle(max_reconciles=self.budget)
-            elif isinstance(settle, dict) and "reconciles" in settle:
-                host.run_until_idle(max_reconciles=int(settle["reconciles"]), raise_on_budget=False)
-            elif isinstance(settle, dict) and "for" in settle:
-                host.run_for(parse_duration(str(settle["for"])), max_reconciles=self.budget)
+            run_settle(self.host, settle, self.budget)
         except HotLoopError as e:
-            self.fail(phase, path, f"the controllers did not settle: {e}")
+            self.fail(phase, path, f"the controllers did not settle: {e}\n"
+                                   "(a controller that polls with requeue_after settles with "
+                                   "`settle: {until_idle: true, max: 10m}`; after given, with `given_settle:`)")
             self.result.aborted = "hot loop"
             raise _Abort from None
+        except RepeatedError as e:
+            self._repeated(e, phase, path)
         finally:
             if self.timeline:
                 self._scan_phases()
+
+    def _repeated(self, e: RepeatedError, phase: str, path: JsonPath) -> None:
+        """A reconcile failed the same way N times in a row: the case ends here, with its traceback."""
+        self.fail(phase, path, e.render())
+        self.result.aborted = (f"{e.controller} failed {e.times} times in a row on {e.key} "
+                               "(max_repeated_errors)")
+        raise _Abort from None
 
     # -- operations ----------------------------------------------------------------------------
 
@@ -370,7 +437,11 @@ class CaseRun:
             self._dispatch(name, arg, actor, path)
         except ApiError as e:
             if expected_error is None:
-                self.fail(phase, (*path, name), f"`{name}` failed: {e.code} {e.reason}: {e.message}")
+                hint = ""
+                if e.code == 404 and name in ("create", "apply", "update") and isinstance(arg, dict):
+                    hint = kind_hint(self.api, str(arg.get("kind") or ""), arg.get("apiVersion"))
+                self.fail(phase, (*path, name), f"`{name}` failed: {e.code} {e.reason}: {e.message}"
+                          + (f": {hint}" if hint else ""))
                 self.result.aborted = f"`{name}` at {self.case.file}:{self.case.line_of(path, key=True)} failed"
                 raise _Abort from None
             for m in match(expected_error, e.status, locate=self.locator((*path, "error")), path="error"):
@@ -388,6 +459,8 @@ class CaseRun:
             self.fail(phase, (*path, name), f"the controllers did not settle: {e}")
             self.result.aborted = "hot loop"
             raise _Abort from None
+        except RepeatedError as e:
+            self._repeated(e, phase, (*path, name))
         finally:
             if self.timeline:
                 self._scan_phases()
@@ -640,16 +713,21 @@ def _summary(name: str, arg: Any) -> str:
 
 
 def run_case(case: Case, variant: Variant | None = None, *, check: bool = True, timeline: bool = False,
-             budget: int = DEFAULT_BUDGET, check_calls: bool | None = None) -> CaseResult:
+             budget: int = DEFAULT_BUDGET, check_calls: bool | None = None,
+             max_repeated_errors: int | None = None, record_objects: bool = False) -> CaseResult:
     """Run one case (or one robustness variant of it) on a fresh server and host.
 
     ``check=False`` skips the expectations (recording). ``timeline=True``
     adds each object's phase changes to the trace. ``check_calls`` defaults to
     True for plain runs and False for variants (crashes and conflicts add calls).
+    ``max_repeated_errors`` overrides the case's (see :mod:`fakeapi.harness.settle`).
+    ``record_objects=True`` keeps each written object after every API write
+    (``result.objects``, for the HTML report).
     """
     if check_calls is None:
         check_calls = variant is None
-    return CaseRun(case, variant, check=check, timeline=timeline, budget=budget, check_calls=check_calls).run()
+    return CaseRun(case, variant, check=check, timeline=timeline, budget=budget, check_calls=check_calls,
+                   max_repeated_errors=max_repeated_errors, record_objects=record_objects).run()
 
 
 __all__ = ["DEFAULT_BUDGET", "CaseResult", "CaseRun", "Failure", "Variant", "dotted", "run_case"]

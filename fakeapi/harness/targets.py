@@ -1,7 +1,7 @@
 """Targets: naming existing objects in operations and expectations.
 
 A target is ``{kind, apiVersion?, namespace?, name | selector, where, pick}``
-(shared/FIXTURE_FORMAT.md "Targets"). The harness resolves targets by
+(docs/FIXTURES.md "Targets"). The harness resolves targets by
 reading the store directly through :class:`StateReader`: these reads are the
 harness looking, not a client calling, so they appear in no trace, count
 against no fault rule and are never stale.
@@ -39,8 +39,12 @@ class StateReader:
         """Like :meth:`kind`, but a :class:`TargetError` when the kind is not served."""
         k = self.kind(kind, api_version)
         if k is None:
+            from fakeapi.harness.names import kind_hint
+
+            if any(x.kind == kind for x in self.api.kinds.all()):
+                raise TargetError(kind_hint(self.api, kind, api_version))
             known = sorted(x.kind for x in self.api.kinds.all())
-            from fakeapi.harness.loader import did_you_mean
+            from fakeapi.harness.suggest import did_you_mean
 
             raise TargetError(f"the server serves no kind `{kind}`" + (f" in {api_version}" if api_version else "")
                               + (did_you_mean(kind, known) or f" (served: {', '.join(known)})"))

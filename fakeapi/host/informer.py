@@ -5,7 +5,7 @@ resourceVersion, as client-go's reflector does; an ERROR event (410 Expired:
 the resourceVersion fell out of the watch history) makes it list again and
 send the differences to its handlers as events, as ``DeltaFIFO.Replace`` does.
 Besides the current state it keeps, per object, the state before its last
-change, so that a ``stale`` fault rule (shared/FIXTURE_FORMAT.md "Fault rules")
+change, so that a ``stale`` fault rule (docs/FIXTURES.md "Fault rules")
 can serve an object as a lagging cache would.
 
 A :class:`CacheReader` is what a controller's client reads through: ``get`` and

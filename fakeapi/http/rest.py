@@ -3,7 +3,7 @@
 :meth:`RestAPI.handle` takes a parsed :class:`Request` and returns either a
 :class:`Response` (status code, JSON body, ``Warning`` texts) or a
 :class:`WatchResponse` that the transport streams as chunked newline-delimited
-JSON. The wire-level rules come from shared/reference/APISERVER_SEMANTICS.md:
+JSON. The wire-level rules come from docs/APISERVER.md:
 
 * paths ``/api/v1/...`` and ``/apis/{group}/{version}/...``, namespaced and
   cluster-scoped; a path of the wrong scope is a 404 ``the server could not

@@ -4,7 +4,7 @@ Every failure the server produces is an :class:`ApiError` whose ``status`` is
 exactly the JSON body kube-apiserver would send (same code, reason, message
 and details), so that code written against client-go's ``apierrors`` helpers
 reads the same here. The constructors below build the bodies of the error
-catalogue in shared/reference/APISERVER_SEMANTICS.md §5.
+catalogue in docs/APISERVER.md "Errors".
 """
 
 from __future__ import annotations

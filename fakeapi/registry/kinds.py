@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from fakeapi.machinery import errors
+from fakeapi.registry.strategy import CUSTOM_RESOURCE, Strategy
 
 
 class _Lazy:
@@ -71,6 +72,8 @@ class Kind:
     #: The CRD this kind came from (its name), if any.
     crd_name: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: What the server asks about this kind's objects (a built-in's own; custom resources share one).
+    strategy: Strategy = field(default=CUSTOM_RESOURCE, repr=False, compare=False)
     #: Computes ``(schema, compiled, go_type)`` on first read of any of them, for those not
     #: given to the constructor (built-in kinds: their schemas are compiled when first used).
     loader: Callable[[], tuple[Any, Any, Any]] | None = field(default=None, repr=False, compare=False)

@@ -5,7 +5,7 @@ name, namespace, subresource and actor; lets ``skip`` matching calls through;
 then affects ``times`` of them (``None`` = always). The server consults the
 rules on every call (errors and crashes); the controller host consults them
 on cache reads (``stale``); simulators consult them for their own calls
-(``service``/``call``). See shared/FIXTURE_FORMAT.md "Fault rules".
+(``service``/``call``). See docs/FIXTURES.md "Fault rules".
 """
 
 from __future__ import annotations

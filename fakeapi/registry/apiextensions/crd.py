@@ -243,3 +243,12 @@ def kinds_from_crd(crd: dict[str, Any]) -> list[Kind]:
             )
         )
     return out
+
+
+def storage_version(spec: dict[str, Any]) -> str:
+    """The name of a CRD spec's storage version (the first version when none is marked)."""
+    versions = spec.get("versions") or []
+    for v in versions:
+        if v.get("storage"):
+            return str(v.get("name"))
+    return str(versions[0].get("name")) if versions else "v1"

@@ -1,4 +1,6 @@
-"""The core ("") API group: Services and their allocations, PersistentVolumeClaims.
+"""The core ("") API group: Namespaces, Pods, Secrets, ConfigMaps, PersistentVolumeClaims, Services
+(and their allocations), ServiceAccounts and Events: their strategies (:mod:`~fakeapi.registry.core.strategy`),
+validation and defaults, and the pod template defaults and validation the workload kinds share.
 
 May import: :mod:`fakeapi.machinery`, :mod:`fakeapi.codec`, :mod:`fakeapi.schema`, the rest of :mod:`fakeapi.registry`.
 """

@@ -31,7 +31,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-from fakeapi.registry.defaults import service_account_alias
+from fakeapi.registry.core.defaults import service_account_alias
 
 if TYPE_CHECKING:
     from fakeapi.registry.kinds import Kind

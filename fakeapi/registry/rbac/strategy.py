@@ -1,0 +1,60 @@
+"""rbac.authorization.k8s.io/v1: Roles, RoleBindings, ClusterRoles, ClusterRoleBindings and their strategies."""
+
+from __future__ import annotations
+
+from fakeapi.machinery.errors import Cause
+from fakeapi.registry.rbac import defaults
+from fakeapi.registry.rbac.defaults import RBAC_GROUP
+from fakeapi.registry.rbac.validation import policy_rule_causes, role_binding_causes, role_ref_causes
+from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj
+
+
+class RoleStrategy(BuiltinStrategy):
+    """Roles: ``ValidateRole`` (namespaced rules: no non-resource URLs)."""
+
+    spec = BuiltinSpec(RBAC_GROUP, "v1", "Role", "roles", "io.k8s.api.rbac.v1.Role")
+
+    def validate(self, obj: Obj) -> list[Cause]:
+        """Each rule's verbs, groups and resources."""
+        return policy_rule_causes(obj.get("rules"), self.spec.namespaced)
+
+
+class ClusterRoleStrategy(RoleStrategy):
+    """ClusterRoles: ``ValidateClusterRole``."""
+
+    spec = BuiltinSpec(RBAC_GROUP, "v1", "ClusterRole", "clusterroles", "io.k8s.api.rbac.v1.ClusterRole",
+                       namespaced=False)
+
+
+class RoleBindingStrategy(BuiltinStrategy):
+    """RoleBindings: the roleRef's and subjects' API groups defaulted, the roleRef immutable."""
+
+    spec = BuiltinSpec(RBAC_GROUP, "v1", "RoleBinding", "rolebindings", "io.k8s.api.rbac.v1.RoleBinding")
+    #: A ClusterRoleBinding: only ClusterRoles, and service accounts name their namespace.
+    cluster = False
+
+    def default(self, obj: Obj, base: Obj | None) -> None:
+        """``SetDefaults_RoleBinding``/``SetDefaults_ClusterRoleBinding``."""
+        defaults.default_role_binding(obj)
+
+    def validate(self, obj: Obj) -> list[Cause]:
+        """``ValidateRoleBinding``/``ValidateClusterRoleBinding``."""
+        return role_binding_causes(obj, cluster=self.cluster)
+
+    def validate_update(self, obj: Obj, old: Obj) -> list[Cause]:
+        """The roleRef cannot change."""
+        return role_ref_causes(obj, old)
+
+
+class ClusterRoleBindingStrategy(RoleBindingStrategy):
+    """ClusterRoleBindings."""
+
+    spec = BuiltinSpec(RBAC_GROUP, "v1", "ClusterRoleBinding", "clusterrolebindings",
+                       "io.k8s.api.rbac.v1.ClusterRoleBinding", namespaced=False)
+    cluster = True
+
+
+#: The group's kinds, in the order they are registered.
+STRATEGIES: tuple[BuiltinStrategy, ...] = (
+    RoleStrategy(), RoleBindingStrategy(), ClusterRoleStrategy(), ClusterRoleBindingStrategy(),
+)

@@ -1,0 +1,210 @@
+"""PATCH: JSON Patch, merge patch, strategic merge patch and server-side apply.
+
+The patch is applied to the stored object as read at the request's version; the result is
+decoded (the Go decoder's check first, for built-ins) and goes through the update pipeline
+(:mod:`fakeapi.server.update`). An apply merges through the field manager, and creates a missing
+object through the create pipeline (:mod:`fakeapi.server.create`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fakeapi.codec.snapshots import NotGoEncoded
+from fakeapi.machinery import errors, fieldmanager
+from fakeapi.machinery.errors import ApiError, Cause
+from fakeapi.machinery.jsonutil import normalize_numbers
+from fakeapi.machinery.typedfields import TypedError, root_type
+from fakeapi.registry.kinds import Kind
+from fakeapi.server.create import CreateVerb
+from fakeapi.server.decoding import check_patched_go_decodes, patch_invalid
+from fakeapi.server.pipeline import Outcome, mapping, patches_module
+from fakeapi.server.store import Entry
+from fakeapi.server.update import UpdateVerb
+
+PATCH_TYPES = {
+    "json": "json",
+    "application/json-patch+json": "json",
+    "merge": "merge",
+    "application/merge-patch+json": "merge",
+    "strategic": "strategic",
+    "application/strategic-merge-patch+json": "strategic",
+    "apply": "apply",
+    "application/apply-patch+yaml": "apply",
+}
+CR_PATCH_MEDIA = ["application/json-patch+json", "application/merge-patch+json", "application/apply-patch+yaml"]
+BUILTIN_PATCH_MEDIA = [*CR_PATCH_MEDIA[:2], "application/strategic-merge-patch+json", CR_PATCH_MEDIA[2]]
+
+
+class PatchVerb(CreateVerb, UpdateVerb):
+    """``patch``, server-side apply included."""
+
+    def patch(
+        self,
+        kind: str,
+        name: str,
+        patch: Any,
+        *,
+        namespace: str | None = None,
+        api_version: str | None = None,
+        patch_type: str = "merge",
+        subresource: str | None = None,
+        actor: str = "user",
+        field_validation: str = "Warn",
+        dry_run: bool = False,
+        field_manager: str | None = None,
+        force: bool | None = None,
+        shared: bool = False,
+        go_encoded: bool = False,
+    ) -> dict[str, Any]:
+        """PATCH with a JSON Patch, a JSON merge patch, (built-in kinds) a strategic merge patch,
+        or a server-side apply (``patch_type="apply"``, YAML or JSON, ``field_manager`` required).
+
+        An apply of a missing object creates it (201). It merges the configuration into the
+        object as ``field_manager``, drops what that manager applied before and no longer
+        does, and answers 409 when it would change fields another manager owns, unless
+        ``force`` (:mod:`fakeapi.machinery.fieldmanager`). Every write keeps ``metadata.managedFields``.
+        ``go_encoded``: the patch was built from Go-typed values (fakeapi's own kubelet), so the
+        patched object decodes and the check that it does is skipped (``FAKEAPI_CHECK_SNAPSHOTS=1``
+        checks that trust: :class:`fakeapi.codec.snapshots.NotGoEncoded`).
+        """
+        k = self.resolve_kind(kind, api_version)
+        ns = namespace or "" if k.namespaced else ""
+        sub = subresource or ""
+        ptype = PATCH_TYPES.get(patch_type, "")
+
+        def run() -> Outcome:
+            patches = patches_module()
+            if k.namespaced and not ns:
+                raise errors.resource_not_found()
+            accepted = BUILTIN_PATCH_MEDIA if k.builtin else CR_PATCH_MEDIA
+            if not ptype or (ptype == "strategic" and not k.builtin):
+                raise errors.unsupported_media_type(accepted)
+            if ptype == "apply":
+                if not field_manager:
+                    raise errors.options_invalid("PatchOptions", [Cause(
+                        errors.FIELD_VALUE_REQUIRED, "Required value: is required for apply patch", "fieldManager")])
+            elif force is not None:
+                raise errors.options_invalid("PatchOptions", [Cause(
+                    errors.FIELD_VALUE_FORBIDDEN, "Forbidden: may not be specified for non-apply patch", "force")])
+            if sub and (sub != "status" or not k.status_subresource):
+                raise errors.not_found(k.group, k.plural, name)
+            e = self._table(k).get(ns, name)
+            if ptype == "apply":
+                return self._apply(k, e, ns, name, patch, sub, str(field_manager), bool(force), field_validation,
+                                   dry_run)
+            if e is None:
+                raise errors.not_found(k.group, k.plural, name)
+            body = patch
+            if isinstance(body, (bytes, str)):
+                try:
+                    body = json.loads(body)
+                except ValueError as err:
+                    raise errors.bad_request(f"error decoding patch: {err}") from err
+            # the patch functions do not change the document they are given (a merge patch's
+            # result shares its untouched parts: the decoder copies it)
+            current = e.obj if e.obj.get("apiVersion") == k.api_version else self._read(k, e.obj)
+            try:
+                if ptype == "json":
+                    result = patches.apply_json_patch(current, body)
+                elif ptype == "merge":
+                    result = patches.apply_merge_patch_shared(current, body)
+                else:
+                    if not isinstance(body, dict):
+                        raise patches.PatchFormatError("unable to find api field in struct for the patch")
+                    result = patches.apply_strategic_merge_patch(current, body, k.schema or {})
+            except patches.PatchTooLargeError as err:
+                raise ApiError(errors.status_body(413, "RequestEntityTooLarge", str(err))) from err
+            except patches.PatchFormatError as err:
+                raise errors.bad_request(str(err)) from err
+            except patches.PatchApplyError as err:
+                raise errors.generic_invalid() from err
+            except patches.PatchInternalError as err:
+                raise errors.internal(str(err)) from err
+            if not isinstance(result, dict):
+                raise errors.bad_request("the patch produced something that is not an object")
+            rmeta = mapping(result.get("metadata"))
+            if rmeta.get("name", name) != name:
+                raise errors.bad_request(
+                    f"the name of the object ({rmeta.get('name')}) does not match the name on the URL ({name})")
+            if result.get("apiVersion") != k.api_version or result.get("kind") != k.kind:
+                if ptype == "json":
+                    raise errors.bad_request("the API version or kind of the object changed in the patch")
+                result["apiVersion"], result["kind"] = k.api_version, k.kind
+            if k.stored_go_encoded and (not go_encoded or self.snapshot_guard is not None):
+                try:
+                    check_patched_go_decodes(k, ptype, body, result)
+                except ApiError as err:
+                    if go_encoded:
+                        raise NotGoEncoded(f"a go_encoded {ptype} patch of {k.kind} {name} does not decode: "
+                                           f"{err.message}") from err
+                    raise
+            # merge patches share the untouched parts of the stored object (kept shared by the decoder);
+            # a JSON Patch may share the caller's values
+            decoded = self._decode(k, result, field_validation, copy=ptype == "json",
+                                   shared=ptype != "json", base=current if ptype != "json" else None,
+                                   strict_error=lambda message: patch_invalid(ptype, body, result, message))
+            dmeta = decoded["metadata"]
+            dmeta["name"] = name
+            if k.namespaced:
+                dmeta["namespace"] = self._namespace_for(k, dmeta.get("namespace"), ns)
+            return self._update_entry(k, e, decoded, sub, dry_run, patch=True, manager=actor,
+                                      body_managed=rmeta.get("managedFields"))
+
+        return self._run("patch", k, ns, name, sub, actor, run, patch_type=ptype or patch_type, shared=shared)
+
+    def _apply(self, k: Kind, e: Entry | None, ns: str, name: str, patch: Any, sub: str, manager: str, force: bool,
+               field_validation: str, dry_run: bool) -> Outcome:
+        """Server-side apply (``applyPatcher``): merge, own, prune, conflicts; create when missing."""
+        config = patch
+        if isinstance(config, (bytes, str)):
+            import yaml  # (here: most servers never see an apply, and yaml costs start-up time)
+
+            try:
+                config = yaml.safe_load(config)
+            except yaml.YAMLError as err:
+                raise errors.bad_request(f"error decoding YAML: {err}") from err
+        if not isinstance(config, dict):
+            raise errors.bad_request("error decoding YAML: the applied configuration is not an object")
+        config = normalize_numbers(config)
+        got = config.get("apiVersion")
+        if got != k.api_version:
+            raise errors.bad_request("Incorrect version specified in apply patch. Specified patch version: "
+                                     f"{got if isinstance(got, str) else ''}, expected: {k.api_version}")
+        cmeta = mapping(config.get("metadata"))
+        if cmeta.get("managedFields") is not None:
+            raise errors.bad_request("metadata.managedFields must be nil")
+        if cmeta.get("name", name) != name:
+            raise errors.bad_request(
+                f"the name of the object ({cmeta.get('name')}) does not match the name on the URL ({name})")
+        if e is None and sub:
+            raise errors.not_found(k.group, k.plural, name)
+        live = self._zero_object(k) if e is None else (
+            e.obj if e.obj.get("apiVersion") == k.api_version else self._read(k, e.obj))
+        stored = self._stored_managed(e)
+        try:
+            applied = fieldmanager.apply(stored, live, config, root_type(k.schema), manager=manager,
+                                         api_version=k.api_version, subresource=sub,
+                                         status_subresource=k.status_subresource, force=force,
+                                         now=self.clock.timestamp(), closed=k.builtin)
+        except fieldmanager.ApplyConflict as err:
+            raise fieldmanager.conflict_error(err) from err
+        except TypedError as err:
+            where = f"{ns}/{name}" if ns else f"/{name}"
+            group = f"{k.group}/{k.version}" if k.group else f"/{k.version}"
+            raise errors.internal(f"failed to create typed patch object ({where}; {group}, Kind={k.kind}): {err}") from err
+        merged = applied.obj
+        mmeta = merged.setdefault("metadata", {})
+        mmeta["name"] = name
+        if e is None:
+            if k.namespaced:
+                mmeta.setdefault("namespace", ns)
+            return self._create(k, merged, ns or None, field_validation, dry_run, False, manager=manager,
+                                applied=applied.managed)
+        decoded = self._decode(k, merged, field_validation, copy=True)
+        dmeta = decoded["metadata"]
+        dmeta["name"] = name
+        if k.namespaced:
+            dmeta["namespace"] = self._namespace_for(k, dmeta.get("namespace"), ns)
+        return self._update_entry(k, e, decoded, sub, dry_run, patch=True, manager=manager, applied=applied.managed)

@@ -1,0 +1,629 @@
+"""The steps every verb shares, as one pipeline: decode, admit, encode, commit, notify.
+
+:class:`Pipeline` is the base of :class:`~fakeapi.server.apiserver.APIServer`; each verb's own
+module (:mod:`~fakeapi.server.create`, :mod:`~fakeapi.server.update`, ...) strings these steps
+together, asking the kind's strategy (:mod:`fakeapi.registry.strategy`) wherever kinds differ:
+
+- :meth:`Pipeline._run`: a request's frame (the lock, fault rules, the trace, errors as ``metav1.Status``);
+- :meth:`Pipeline._decode`: a body as the server's decoder leaves it (numbers, metadata types,
+  pruning, unknown fields, the strategy's defaults);
+- :meth:`Pipeline._admit`: validation (ObjectMeta, the schema, the strategy's rules) and warnings;
+- :meth:`Pipeline._encode`: a built-in as its Go struct re-encodes it;
+- :meth:`Pipeline._record_managed` (and the other managedFields steps): the field manager;
+- :meth:`Pipeline._commit`: the next resourceVersion, the store, the watch log, :meth:`Pipeline._notify`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from types import ModuleType
+from typing import Any
+
+from fakeapi.codec.godecode import DecodeCache
+from fakeapi.codec.gomodel import GoDecodeError, go_roundtrip, go_roundtrip_owned
+from fakeapi.codec.snapshots import SnapshotGuard, SnapshotMutated
+from fakeapi.machinery import errors, fieldmanager
+from fakeapi.machinery.errors import ApiError, Cause
+from fakeapi.machinery.jsonutil import copy_normalized, copy_object, fast_copy, json_copy, normalize_numbers
+from fakeapi.machinery.jsonutil import go_json_type as _json_type
+from fakeapi.machinery.metavalidation import (
+    dedup_owner_references,
+    validate_object_meta,
+    validate_object_meta_update,
+)
+from fakeapi.machinery.typedfields import Memo, root_type
+from fakeapi.registry.kinds import Kind, KindRegistry
+from fakeapi.server import hooks
+from fakeapi.server.clock import Clock
+from fakeapi.server.decoding import check_go_meta, check_meta_types
+from fakeapi.server.faults import ControllerCrash, FaultSet
+from fakeapi.server.store import Entry, Store, Table, object_key
+from fakeapi.server.store import same_meta as _store_same_meta
+from fakeapi.server.trace import Trace
+from fakeapi.server.watch import ADDED, DELETED, MODIFIED, Event, EventLog
+
+GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+#: Annotations used inside APIServer, whose ``list`` method shadows the builtin there.
+Objects = list[dict[str, Any]]
+KeyedObjects = list[tuple[str, dict[str, Any]]]
+
+
+def mapping(value: Any) -> dict[str, Any]:
+    """``value`` when it is a dict, else an empty one (for peeking into undecoded bodies)."""
+    return value if isinstance(value, dict) else {}
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What a request answers. ``stored``: ``obj`` is (or shares parts with) a stored snapshot,
+    so the caller gets a copy of it (or, asking for ``shared``, the snapshot itself)."""
+
+    obj: dict[str, Any]
+    code: int = 200
+    rv: int = 0
+    wrote: bool = False
+    name: str = ""
+    stored: bool = False
+
+
+@dataclass(slots=True)
+class Write:
+    """A change the request will make if it gets that far."""
+
+    kind: Kind
+    table: Table
+    obj: dict[str, Any] | None = None
+    old: Entry | None = None
+    delete: bool = False
+    extra: list[Callable[[], None]] = field(default_factory=list)
+
+class Pipeline:
+    """The shared steps of the verbs, and the server state they work on (set by ``APIServer.__init__``).
+
+    It is also what a kind's strategy sees of the server (:class:`fakeapi.registry.strategy.StrategyContext`).
+    """
+
+    clock: Clock
+    trace: Trace
+    faults: FaultSet
+    kinds: KindRegistry
+    store: Store
+    seed: int
+    _rng: random.Random
+    _rv: int
+    resource_version: int
+    _logs: dict[tuple[str, str], EventLog]
+    watch_history: int
+    _lock: threading.RLock
+    _cond: threading.Condition
+    _local: threading.local
+    _listeners: list[Callable[[str, Kind, dict[str, Any], dict[str, Any] | None], None]]
+    managed_fields: bool
+    _zeros: dict[str, dict[str, Any]]
+    _pending_managed: tuple[Any, fieldmanager.Managed] | None
+    _changes_memo: Memo
+    snapshot_guard: SnapshotGuard | None
+    decoded: DecodeCache
+    gc: hooks.Collector | None
+    admission: list[Callable[[Kind, dict[str, Any]], None]]
+
+    # ------------------------------------------------------------------ the request frame
+
+    def _run(
+        self,
+        verb: str,
+        kind: Kind,
+        namespace: str,
+        name: str,
+        subresource: str,
+        actor: str,
+        fn: Callable[[], Outcome],
+        patch_type: str = "",
+        shared: bool = False,
+    ) -> dict[str, Any]:
+        self._local.warnings = []
+        with self._lock:
+            rule = self.faults.for_call(verb, kind.kind, namespace, name, subresource, actor) if self.faults.rules else None
+            if rule is not None and rule.crash == "before":
+                self._record(verb, kind, namespace, name, subresource, actor, patch_type, 0, "Crash", 0, False)
+                raise ControllerCrash(actor, "before", f"{verb} {kind.kind} {name}")
+            if rule is not None and rule.crash is None:
+                err = rule.make_error(kind.group, kind.plural, name)
+                self._record(verb, kind, namespace, name, subresource, actor, patch_type, err.code, err.reason, 0, False)
+                raise err
+            try:
+                out = fn()
+            except ApiError as e:
+                self._record(verb, kind, namespace, name, subresource, actor, patch_type, e.code, e.reason, 0, False)
+                if rule is not None and rule.crash == "after":  # the caller dies once the call returns, whatever it got
+                    raise ControllerCrash(actor, "after", f"{verb} {kind.kind} {name}") from e
+                raise
+            except (ControllerCrash, KeyboardInterrupt, SnapshotMutated):
+                raise
+            except Exception as e:  # a bug or an unforeseen input: answer like the server would (500)
+                err = errors.internal(f"Internal error occurred: {type(e).__name__}: {e}")
+                err.__cause__ = e
+                self._record(verb, kind, namespace, name, subresource, actor, patch_type, 500, "", 0, False)
+                raise err from e
+            self._record(verb, kind, namespace, out.name or name, subresource, actor, patch_type, out.code,
+                         "", out.rv, out.wrote)
+            self._local.code = out.code
+            if rule is not None and rule.crash == "after":
+                raise ControllerCrash(actor, "after", f"{verb} {kind.kind} {out.name or name}")
+            if out.stored:
+                return self._view(kind, out.obj) if shared else self._read(kind, out.obj)
+            return out.obj
+
+    def _record(self, verb: str, kind: Kind, namespace: str, name: str, subresource: str, actor: str,
+                patch_type: str, code: int, reason: str, rv: int, wrote: bool) -> None:
+        self.trace.record_call(self.clock._now, actor, verb, kind.kind, namespace or "", name, subresource, patch_type,
+                               code, reason, str(rv) if rv else "", wrote)
+
+    def _kind_of(self, obj: Any) -> Kind:
+        if not isinstance(obj, dict):
+            raise errors.bad_request("Object 'Kind' is missing in the request body")
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        if not isinstance(kind, str) or not kind:
+            raise errors.bad_request(f"Object 'Kind' is missing in '{_short(obj)}'")
+        if not isinstance(api_version, str) or not api_version:
+            raise errors.bad_request(f"Object 'apiVersion' is missing in '{_short(obj)}'")
+        k = self.kinds.find(kind, api_version)
+        if k is None or k.kind != kind:
+            raise errors.resource_not_found()
+        return k
+
+    def _namespace_for(self, kind: Kind, body_ns: Any, request_ns: str | None) -> str:
+        if not kind.namespaced:
+            return ""
+        if body_ns is not None and not isinstance(body_ns, str):
+            raise errors.bad_request("metadata.namespace must be a string")
+        if request_ns and body_ns and body_ns != request_ns:
+            raise errors.bad_request(
+                f"the namespace of the object ({body_ns}) does not match the namespace on the request ({request_ns})")
+        ns = body_ns or request_ns or ""
+        if not ns:
+            raise errors.resource_not_found()
+        return ns
+
+    def _table(self, kind: Kind) -> Table:
+        t = self.store.tables.get((kind.group, kind.plural))  # (Store.table without the call: every request)
+        return t if t is not None else self.store.table(kind.group, kind.plural)
+
+    def _log(self, kind: Kind) -> EventLog:
+        key = (kind.group, kind.plural)
+        log = self._logs.get(key)
+        if log is None:
+            log = self._logs[key] = EventLog(self.watch_history)
+        return log
+
+    def _warn(self, texts: list[str]) -> None:
+        if texts:
+            self._local.warnings = [*getattr(self._local, "warnings", []), *texts]
+
+    def resolve_kind(self, kind: str, api_version: str | None = None) -> Kind:
+        """The served Kind for a name/plural/``group/version/Kind``; 404 when unknown."""
+        if not isinstance(kind, str) or not (api_version is None or isinstance(api_version, str)):
+            raise errors.resource_not_found()
+        return self.kinds.require(kind, api_version)
+
+
+    # ------------------------------------------------- what strategies may ask (the StrategyContext)
+
+    @property
+    def rng(self) -> random.Random:
+        """The seeded random source of generated names and allocated IPs and ports."""
+        return self._rng
+
+    def timestamp(self) -> str:
+        """The virtual clock's now (a metav1.Time string)."""
+        return self.clock.timestamp()
+
+    def stored(self, group: str, plural: str) -> Iterable[dict[str, Any]]:
+        """The stored snapshots of a resource (shared: do not mutate)."""
+        return (e.obj for e in self.store.table(group, plural).candidates(None))
+
+    def redecode_stored(self, kind: Kind) -> None:
+        """A CRD's schema changed: serve its stored objects pruned and defaulted by the new schema.
+
+        As on a real server the stored bytes stay as they are (no write, no event); only what
+        reads return changes, and the next write of an object stores the new form.
+        """
+        if kind.compiled is None:
+            return
+        for e in self._table(kind).entries.values():
+            obj = fast_copy(e.obj)
+            kind.compiled.prepare(obj)
+            if obj != e.obj:
+                e.reserve(obj)
+
+    def purge(self, kind: Kind | None, group: str, plural: str) -> None:
+        """Delete every stored object of a resource, each with a DELETED event, and drop its table."""
+        if kind is not None:
+            table = self._table(kind)
+            for key in list(table.keys):
+                e = table.entries[key]
+                self._commit(Write(kind, table, old=e, delete=True))
+        self.store.drop_table(group, plural)
+
+    # ------------------------------------------------------------------ decode
+
+    def _decode(self, kind: Kind, obj: dict[str, Any], field_validation: str, *, copy: bool = True,
+                shared: bool = False, base: dict[str, Any] | None = None, go_meta: bool = False,
+                strict_error: Callable[[str], ApiError] = errors.bad_request) -> dict[str, Any]:
+        """Run the decode pipeline on a request body: numbers, pruning, nulls, defaults.
+
+        The body is copied first unless ``copy`` is False (the caller owns it outright); a
+        copy is normalized (integral floats made ints). ``shared``: the body shares parts with
+        stored objects (a patch's result) and is copied and normalized all the same; the parts
+        it shares with ``base`` (the stored object patched) stay shared, as decoded already
+        (stored objects hold no integral floats: normalizing them would change nothing).
+        ``go_meta``: the metadata is what a Go client marshals from its ObjectMeta (a body sent
+        ``go_encoded``): only ObjectMeta fields, each of its Go type, no nulls or empties, so the
+        Go type check and the pruning walk would change nothing and are skipped (with
+        ``FAKEAPI_CHECK_SNAPSHOTS=1`` that is checked: :func:`check_go_meta`).
+        ``strict_error`` builds the error for unknown fields under ``fieldValidation=Strict``
+        (400 for a body; a patch's is 422, :func:`patch_invalid`).
+        """
+        if field_validation not in ("Ignore", "Warn", "Strict", ""):
+            raise errors.bad_request(
+                f'fieldValidation: Unsupported value: "{field_validation}": supported values: "Ignore", "Strict", "Warn"')
+        copied = copy or shared
+        # copy and prune in one walk when the body is copied (metadata first: it is checked before pruning)
+        fused = copied and kind.compiled is not None and type(obj) is dict
+        # metadata the patch left as stored: typed, pruned and checked when it was stored
+        stored_meta = base is not None and fused and obj.get("metadata") is base.get("metadata")
+        meta: Any
+        bmeta: Any = None
+        if stored_meta:
+            meta = dict(obj["metadata"])  # its values stay shared with the stored metadata (replaced, never changed)
+        elif fused:
+            meta = obj.get("metadata")
+            bmeta = base.get("metadata") if base is not None else None
+            cp = _copy_json
+            if meta is None:
+                meta = {}
+            elif type(meta) is dict and type(bmeta) is dict:
+                # a patch that changed some metadata: the maps and lists it left as stored stay shared
+                meta = {k: v if type(v) in _PLAIN_SCALARS or v is bmeta.get(k) else cp(v)
+                        for k, v in meta.items() if k != "managedFields"}
+            elif type(meta) is dict and "managedFields" in meta:  # (read by the field manager, never stored)
+                meta = cp({k: v for k, v in meta.items() if k != "managedFields"})
+            else:
+                meta = cp(meta)
+        else:
+            if copied:
+                m = obj.get("metadata") if type(obj) is dict else None
+                if type(m) is dict and "managedFields" in m:  # (read by the field manager, never stored)
+                    obj = {**obj, "metadata": {k: v for k, v in m.items() if k != "managedFields"}}
+                obj = _copy_json(obj)
+            else:
+                obj = normalize_numbers(obj)
+            meta = obj.get("metadata")
+            if meta is None:
+                meta = obj["metadata"] = {}
+        if not isinstance(meta, dict):
+            raise errors.bad_request(
+                f"json: cannot unmarshal {_json_type(meta)} into Go struct field {kind.kind}.metadata of type v1.ObjectMeta")
+        if not stored_meta:
+            if not go_meta:
+                check_meta_types(kind, meta, bmeta if type(bmeta) is dict else None)
+            meta.pop("managedFields", None)
+            meta.pop("selfLink", None)
+            if go_meta and self.snapshot_guard is not None:
+                check_go_meta(kind, meta)
+        warnings: list[str]
+        if fused:
+            obj, warnings = kind.compiled.prepare_copy(obj, meta, base=base,
+                                                       prune_metadata=not stored_meta and not go_meta)
+        else:
+            warnings = kind.compiled.prepare(obj) if kind.compiled is not None else []
+        if warnings:
+            if field_validation == "Strict":
+                raise strict_error("strict decoding error: " + ", ".join(warnings))
+            if field_validation != "Ignore":
+                self._warn(warnings)
+        kind.strategy.default(obj, base)
+        return obj
+
+    # ------------------------------------------------------------------ admit
+
+    def _admit(self, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None, subresource: str = "",
+               patch: bool = False, *, same_meta: bool = False) -> None:
+        """Validate a write: ObjectMeta (create and update rules), the schema, the kind's own rules.
+
+        On update, what the write shares with the stored object (the same metadata, the very
+        same spec or status objects: see :meth:`_update_entry`) passed these checks when it
+        was stored and is not checked again; as the real server's validation ratcheting lets
+        unchanged values through, nothing a client can observe changes.
+        """
+        meta = obj["metadata"]
+        same_meta = old is not None and (same_meta or _store_same_meta(meta, old["metadata"]))
+        if same_meta:
+            causes: list[Cause] = []
+        else:
+            self._warn(dedup_owner_references(meta))
+            causes, warnings = validate_object_meta(
+                meta, namespaced=kind.namespaced, name_rule=kind.name_rule, custom_resource=not kind.builtin,
+                old=old["metadata"] if old is not None else None)  # warns of the finalizers this write adds
+            self._warn(warnings)
+            if old is not None:
+                causes += validate_object_meta_update(obj["metadata"], old["metadata"], subresource=subresource)
+        body_shared = old is not None and _same_body(obj, old)
+        if kind.compiled is not None and not body_shared:
+            if subresource == "status":
+                causes += kind.compiled.validate_status(obj, old=old)
+            else:
+                causes += kind.compiled.validate(obj, old=old)
+        strategy = kind.strategy
+        causes = strategy.admit(causes, obj, old, subresource, body_shared)
+        if causes:
+            raise errors.invalid(kind.group, kind.kind, meta.get("name") or meta.get("generateName") or "", causes)
+        if subresource != "status":
+            self._warn(strategy.warnings(obj, old))  # (WarningsOnCreate/WarningsOnUpdate: a valid write's)
+
+    # ------------------------------------------------------------------ encode, commit, notify
+
+    def _encode(self, kind: Kind, obj: dict[str, Any], base: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Built-in kinds are stored as the Go structs re-encode them; custom ones as sent.
+
+        ``base``: the stored object ``obj`` replaces; the top-level values ``obj`` shares with it
+        are encoded already and kept as they are.
+        """
+        if kind.stored_go_encoded:
+            rv = obj["metadata"].get("resourceVersion")
+            try:
+                out: dict[str, Any] = go_roundtrip_owned(obj, kind.go_type, base=base)
+            except GoDecodeError as e:
+                raise errors.bad_request(str(e)) from e
+            if rv is not None:
+                out.setdefault("metadata", {})["resourceVersion"] = rv
+            return out
+        return obj
+
+    def _commit(self, w: Write) -> int:
+        """Apply a prepared write: assign the next resourceVersion, store, log the event."""
+        kind, table = w.kind, w.table
+        self._rv += 1
+        rv = self.resource_version = self._rv
+        if w.delete:
+            assert w.old is not None
+            gone = w.old.obj
+            last = {**gone, "metadata": {**gone["metadata"], "resourceVersion": str(rv)}}
+            self.store.remove(table, w.old.key)
+            self.decoded.forget(kind.group, kind.plural, w.old.namespace, w.old.name)
+            if self.snapshot_guard is not None:
+                self.snapshot_guard.stored(kind.plural, w.old.key, None)
+            self._log(kind).append(Event(rv, DELETED, w.old.namespace, last, w.old.obj))
+            self._notify(DELETED, kind, last, w.old.obj)
+            return rv
+        assert w.obj is not None
+        obj = w.obj
+        meta = obj["metadata"]
+        meta["resourceVersion"] = str(rv)
+        entry = store_entry(obj, rv, w.old)
+        pending = self._pending_managed
+        if pending is not None:
+            self._pending_managed = None
+            if meta.get("managedFields") is pending[0]:
+                entry.managed = pending[1]
+        elif w.old is not None and w.old.managed is not None and meta.get("managedFields") is w.old.obj["metadata"].get(
+                "managedFields"):
+            entry.managed = w.old.managed  # (a write that left them as they were: a binding, a deletion's start)
+        old = self.store.put(table, entry)
+        if self.snapshot_guard is not None:
+            self.snapshot_guard.stored(kind.plural, entry.key, obj, kind.go_type if kind.stored_go_encoded else None)
+        etype = MODIFIED if old is not None else ADDED
+        self._log(kind).append(Event(rv, etype, entry.namespace, obj, old.obj if old is not None else None))
+        self._notify(etype, kind, obj, old.obj if old is not None else None)
+        for fn in w.extra:
+            fn()
+        return rv
+
+    def _notify(self, etype: str, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        if self.gc is not None:
+            self.gc.on_event(etype, kind, obj, old)
+        for fn in self._listeners:
+            fn(etype, kind, obj, old)
+        if self._cond._waiters:  # type: ignore[attr-defined]  # (threads blocked in a watch: most runs have none)
+            self._cond.notify_all()
+
+    # ------------------------------------------------------------------ answers
+
+    def _read(self, kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
+        """A copy of a stored snapshot for a caller to own, as served at ``kind``'s version."""
+        out: dict[str, Any] = copy_object(obj)  # (managedFields shared, read-only)
+        if out.get("apiVersion") != kind.api_version:
+            out["apiVersion"] = kind.api_version
+        return out
+
+    @staticmethod
+    def _view(kind: Kind, obj: dict[str, Any]) -> dict[str, Any]:
+        """A stored snapshot as served at ``kind``'s version, not copied (read-only: it is shared)."""
+        if obj.get("apiVersion") == kind.api_version:
+            return obj
+        return {**obj, "apiVersion": kind.api_version}
+
+    def _new_uid(self) -> str:
+        return _uuid4_text(self._rng.getrandbits(128))
+
+    def _generate_name(self, base: str) -> str:
+        return base[:58] + "".join(self._rng.choice(GENERATE_ALPHABET) for _ in range(5))
+
+    def _matcher(self, kind: Kind, label_selector: Any, field_selector: Any) -> tuple[
+            Callable[[dict[str, Any]], bool] | None, list[tuple[str, frozenset[str]]]]:
+        selectors = selectors_module()
+        field_value = selectors.field_value
+        try:
+            if isinstance(label_selector, dict):
+                lsel = selectors.selector_from_map(label_selector)
+            else:
+                lsel = selectors.parse_label_selector(label_selector or "")
+            fsel = selectors.parse_field_selector(field_selector or "")
+        except selectors.SelectorError as e:
+            raise errors.bad_request(str(e)) from e
+        allowed = {"metadata.name", *kind.selectable_fields}
+        if kind.namespaced:
+            allowed.add("metadata.namespace")
+        for f in sorted(fsel.fields()):
+            if f not in allowed:
+                raise errors.bad_request(f"field label not supported: {f}")
+        if lsel.empty and fsel.empty:
+            return None, []
+
+        def match(obj: dict[str, Any]) -> bool:
+            if not lsel.empty and not lsel.matches(obj["metadata"].get("labels") or {}):
+                return False
+            return fsel.empty or fsel.matches(lambda p: field_value(obj, p))
+
+        return match, lsel.index_terms()
+
+    # ------------------------------------------------------------ managedFields
+
+    def _zero_object(self, kind: Kind) -> dict[str, Any]:
+        """The object a create is compared with: the Go type's zero value (``objectCreater.New``),
+        or for a custom kind an object with only apiVersion and kind."""
+        zero = self._zeros.get(kind.api_version + "/" + kind.kind)
+        if zero is None:
+            zero = {"apiVersion": kind.api_version, "kind": kind.kind}
+            if kind.stored_go_encoded:
+                zero = go_roundtrip(zero, kind.go_type)
+            self._zeros[kind.api_version + "/" + kind.kind] = zero
+        return zero
+
+    def _record_managed(self, kind: Kind, new: dict[str, Any], e: Entry | None, body_managed: Any,
+                        manager: str, sub: str) -> None:
+        """Set ``new``'s managedFields after a non-apply write over entry ``e`` (None: a create).
+
+        The body's own managedFields are the starting point when it has some that decode,
+        except on a subresource; otherwise the stored ones (``FieldManager.UpdateNoErrors``).
+        """
+        old = e.obj if e is not None else None
+        stored = old["metadata"].get("managedFields") if old is not None else None
+        if not self.managed_fields and not stored and not body_managed:
+            return  # (tracking off: objects no apply has touched keep none)
+        managed = None
+        if body_managed and body_managed is not stored and body_managed != stored:  # (the caller's: copied)
+            managed = fieldmanager.decode(json_copy(body_managed))
+        from_stored = not managed
+        if not managed:
+            managed = self._stored_managed(e)
+        base = old if old is not None else self._zero_object(kind)
+        after = fieldmanager.record_update(
+            managed, base, new, root_type(kind.schema, fieldmanager.compare_skip(sub, kind.status_subresource)),
+            manager=manager, api_version=kind.api_version, subresource=sub, now=self.clock.timestamp(),
+            memo=self._changes_memo)
+        if after is managed and from_stored:  # nothing owned changed hands
+            if stored:
+                new["metadata"]["managedFields"] = stored
+                self._pending_managed = (stored, managed)
+            else:
+                new["metadata"].pop("managedFields", None)
+            return
+        self._set_managed(new["metadata"], after, stored)
+
+    @staticmethod
+    def _stored_managed(e: Entry | None) -> fieldmanager.Managed:
+        """The decoded entries of a stored object's managedFields (kept on its store entry)."""
+        if e is None:
+            return {}
+        managed: fieldmanager.Managed | None = e.managed
+        if managed is None:
+            managed = e.managed = fieldmanager.decode(e.obj["metadata"].get("managedFields")) or {}
+        return managed
+
+    def _set_managed(self, meta: dict[str, Any], managed: fieldmanager.Managed, stored: Any) -> None:
+        entries = fieldmanager.encode(managed)
+        if entries == stored:
+            entries = stored  # (unchanged: shared with the stored snapshot)
+        if entries:
+            meta["managedFields"] = entries
+            self._pending_managed = (entries, managed)  # (for the store entry: see _commit)
+        else:
+            meta.pop("managedFields", None)
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+@cache
+def patches_module() -> ModuleType:
+    """``fakeapi.machinery.patches``, imported on first use (jsonpatch is slow to import; a ready server needs none).
+
+    A cached reference: an ``import`` statement in a request path costs microseconds per call.
+    """
+    from fakeapi.machinery import patches
+
+    return patches
+
+
+@cache
+def selectors_module() -> ModuleType:
+    """``fakeapi.machinery.selectors``, imported on first use (lists and watches; a ready server needs none)."""
+    from fakeapi.machinery import selectors
+
+    return selectors
+
+
+def is_typed(kind: Kind) -> bool:
+    """Does the kind's schema fix the JSON type of every field (no preserve-unknown or untyped nodes)?"""
+    return bool(kind.extra.get("typed"))
+
+
+#: Deep-copy a JSON value, turning integral floats into ints (one pass of copy + normalize_numbers).
+_copy_json = copy_normalized
+#: Values a copy keeps as they are (a float may need normalizing: it is copied).
+_PLAIN_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def _uuid4_text(bits: int) -> str:
+    """``str(uuid.UUID(int=bits, version=4))``: the variant and version bits set, in 8-4-4-4-12 form."""
+    bits = (bits & ~(0xC000 << 48)) | (0x8000 << 48)
+    bits = (bits & ~(0xF000 << 64)) | (4 << 76)
+    h = f"{bits:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def store_entry(obj: dict[str, Any], rv: int, old: Entry | None = None) -> Entry:
+    """The store entry of a snapshot; ``old``: the entry it replaces (its owner list is reused when unchanged)."""
+    meta = obj["metadata"]
+    ns = meta.get("namespace") or ""
+    name = meta["name"]
+    labels = meta.get("labels") or {}  # a stored map: never changed, so not copied
+    refs = meta.get("ownerReferences")
+    if old is not None and refs is old.obj["metadata"].get("ownerReferences"):
+        owners = old.owner_uids
+    else:
+        owners = tuple(r.get("uid", "") for r in refs or () if isinstance(r, dict))
+    return Entry(object_key(ns, name) if old is None else old.key, ns, name, obj, rv, meta.get("uid", ""), labels,
+                 owners)
+
+
+def registry_key(kind: Kind, key: str) -> str:
+    prefix = f"/{kind.group}" if kind.group else ""
+    return f"/registry{prefix}/{kind.plural}/{key}"
+
+
+def _short(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"))[:200]
+
+
+def _same_body(new: dict[str, Any], old: dict[str, Any]) -> bool:
+    """Does ``new`` hold, outside metadata, exactly ``old``'s values (its containers the very same objects)?"""
+    if len(new) != len(old):
+        return False
+    for k, v in new.items():
+        if k == "metadata":
+            continue
+        w = old.get(k, _ABSENT)
+        if w is not v and (type(v) is dict or type(v) is list or type(w) is not type(v) or w != v):
+            return False
+    return True
+
+
+_ABSENT: Any = object()
