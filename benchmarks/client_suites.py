@@ -133,9 +133,9 @@ SUITES: dict[str, Suite] = {
         ref="v0.20.15",
     ),
     "lightkube": Suite(
-        requirements=("lightkube==1.0.1", "pytest", "pytest-asyncio==1.5.0"),
+        requirements=("lightkube==1.0.1", "pytest", "pytest-asyncio==1.5.0", "pytest-timeout==2.4.0"),
         paths=("e2e-tests",),
-        pytest_runs=(("e2e-tests", "-o", "asyncio_mode=auto"),),
+        pytest_runs=(("e2e-tests", "-o", "asyncio_mode=auto", "--timeout=120"),),
     ),
 }
 
