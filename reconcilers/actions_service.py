@@ -134,6 +134,26 @@ class ActionsService:
         self._next_runner_id = 1
         self._next_job = 1
 
+    def seed(self, scale_sets: list[dict[str, Any]] | None = None, runners: list[dict[str, Any]] | None = None) -> None:
+        """Start from scale sets and runners already registered (``services.arc.actions.scaleSets`` /
+        ``runners``), as a case that runs no AutoscalingRunnerSet controller needs; later ids follow them."""
+        for spec in scale_sets or ():
+            group_id = int(spec.get("runnerGroupId", 1))
+            group = next((g for g in self.runner_groups if g.id == group_id), None)
+            if group is None:
+                raise ValueError(f"scaleSets: no runner group {group_id}")
+            sid = int(spec["id"])
+            name = str(spec.get("name") or f"scale-set-{sid}")
+            self.scale_sets[sid] = ScaleSet(sid, name, group.id, group.name, [str(x) for x in spec.get("labels") or [name]])
+            self._next_scale_set_id = max(self._next_scale_set_id, sid + 1)
+        for spec in runners or ():
+            rid = int(spec["id"])
+            sid = int(spec["scaleSetId"])
+            if sid not in self.scale_sets:
+                raise ValueError(f"runners: runner {rid} names scale set {sid}, which is not in scaleSets")
+            self.runners[rid] = Runner(rid, str(spec["name"]), sid)
+            self._next_runner_id = max(self._next_runner_id, rid + 1)
+
     # --- internals ---------------------------------------------------------------------
 
     def _changed(self) -> None:
@@ -231,11 +251,10 @@ class ActionsService:
         self._call("GenerateJitRunnerConfig", actor)
         if scale_set_id not in self.scale_sets:
             raise NotFoundError(f"runner scale set {scale_set_id}")
-        existing = next(
-            (r for r in self.runners.values() if r.name == runner_name and r.scale_set_id == scale_set_id), None
-        )
+        existing = next((r for r in self.runners.values() if r.name == runner_name), None)
         if existing is not None:
-            # The real service answers 409 for a duplicate runner name; ARC then looks the runner up.
+            # Runner names are unique on the service (whatever the scale set): a duplicate is a 409
+            # (scaleset.RunnerExistsError); ARC then looks the runner up by name.
             raise ActionsError(f"runner {runner_name!r} already exists", 409, "AlreadyExists")
         r = Runner(self._next_runner_id, runner_name, scale_set_id)
         self._next_runner_id += 1

@@ -30,6 +30,7 @@ from .common import (
 from .gotypes import status_type
 from .predicates import owned_runner_set
 from .resourcebuilder import (
+    apply_github_url_labels,
     build_ephemeral_runner_set,
     build_listener,
     build_runner_spec,
@@ -172,6 +173,15 @@ class AutoscalingRunnerSetReconciler:
         desired = build_listener(ars, ers, self.controller_namespace)
         listener = get_or_none(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
         if listener is None:
+            # The name hashes the runner group and config URL: after a change of either, the listener
+            # under the old name is this ARS's too (found by its back references). Upstream looks it
+            # up by the new name only and would leave it serving; here it is replaced.
+            stale = self._listeners_of(client, ars)
+            if stale:
+                for old in stale:
+                    if not meta(old).get("deletionTimestamp"):
+                        delete_ignore_not_found(client, c.KIND_AL, meta(old)["name"], self.controller_namespace)
+                return None
             if status(ars).get("phase") == c.ARS_PHASE_OUTDATED:
                 # Never let a listener exist while the ARS still says Outdated.
                 ars = self._set_phase(client, ars, c.ARS_PHASE_PENDING)
@@ -179,7 +189,9 @@ class AutoscalingRunnerSetReconciler:
             return None
         if meta(listener).get("deletionTimestamp"):
             return None
-        if listener_spec_drift(listener, desired):
+        if listener_spec_drift(listener, desired) or _labels_of(listener) != _labels_of(desired) \
+                or _annotations_of(listener) != _annotations_of(desired):
+            # upstream compares the listener's spec, labels and annotations with the desired ones
             delete_ignore_not_found(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
             return None
 
@@ -206,6 +218,15 @@ class AutoscalingRunnerSetReconciler:
     def _set_phase(self, client: Any, ars: Obj, phase: str) -> Obj:
         return self._patch_status(client, ars, {"phase": phase})
 
+    def _listeners_of(self, client: Any, ars: Obj) -> list[Obj]:
+        """Every listener in the controller namespace whose back references name this ARS."""
+        m = meta(ars)
+        return [
+            al for al in client.list(c.KIND_AL, self.controller_namespace)
+            if spec(al).get("autoscalingRunnerSetName") == m.get("name")
+            and spec(al).get("autoscalingRunnerSetNamespace") == m.get("namespace")
+        ]
+
     def _park(self, ctx: Ctx, ars: Obj, ers: Obj) -> None:
         """ARS Outdated, listener deleted (the scale set stops taking jobs), ERS pinned to 0 replicas.
 
@@ -213,9 +234,9 @@ class AutoscalingRunnerSetReconciler:
         Outdated ARS, even if the controller crashes part-way.
         """
         client = ctx.client
-        listener = get_or_none(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
-        if listener is not None and not meta(listener).get("deletionTimestamp"):
-            delete_ignore_not_found(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
+        for listener in self._listeners_of(client, ars):
+            if not meta(listener).get("deletionTimestamp"):
+                delete_ignore_not_found(client, c.KIND_AL, meta(listener)["name"], self.controller_namespace)
         self._set_phase(client, ars, c.ARS_PHASE_OUTDATED)
         s = spec(ers)
         if int(s.get("replicas") or 0) != 0 or int(s.get("patchID") or 0) != 0:
@@ -228,10 +249,11 @@ class AutoscalingRunnerSetReconciler:
     def _finalize(self, ctx: Ctx, ars: Obj) -> Any:
         client = ctx.client
         name, ns = meta(ars)["name"], meta(ars).get("namespace", "")
-        listener = get_or_none(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
-        if listener is not None:
-            if not meta(listener).get("deletionTimestamp"):
-                delete_ignore_not_found(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
+        listeners = self._listeners_of(client, ars)
+        if listeners:
+            for listener in listeners:
+                if not meta(listener).get("deletionTimestamp"):
+                    delete_ignore_not_found(client, c.KIND_AL, meta(listener)["name"], self.controller_namespace)
             return None
         ers = get_or_none(client, c.KIND_ERS, name, ns)
         if ers is not None:
@@ -262,25 +284,38 @@ class AutoscalingRunnerSetReconciler:
         return self.service.get_runner_group_by_name(group, actor=self.name).id
 
     def _create_scale_set(self, client: Any, ars: Obj) -> None:
-        """Find or create the scale set (runner group by name, default id 1); annotate id, name, group."""
+        """Find or create the scale set (upstream ``createRunnerScaleSet``): runner group by name (default
+        id 1); a new one is labelled with its name, then the extra labels without duplicates. One merge
+        patch then writes the default ``spec.runnerScaleSetName`` (the ARS name) back, annotates id, name
+        and group, and adds the GitHub URL labels to the ARS."""
         group_id = self._runner_group_id(ars)
         name = scale_set_name(ars)
         s = spec(ars)
         scale_set = self.service.get_runner_scale_set(group_id, name, actor=self.name)
         if scale_set is None:
-            labels = [str(x) for x in (s.get("runnerScaleSetLabels") or [])] or [name]
+            labels = [name]
+            for label in (str(x) for x in (s.get("runnerScaleSetLabels") or [])):
+                if label not in labels:
+                    labels.append(label)
             scale_set = self.service.create_runner_scale_set(
                 name, group_id, labels, str(s.get("githubConfigUrl") or ""), actor=self.name
             )
-        self._annotate(
-            client,
-            ars,
-            {
-                c.ANNOTATION_RUNNER_SCALE_SET_ID: str(scale_set.id),
-                c.ANNOTATION_RUNNER_GROUP_NAME: scale_set.runner_group_name,
-                c.ANNOTATION_RUNNER_SCALE_SET_NAME: scale_set.name,
-            },
-        )
+        values = {
+            c.ANNOTATION_RUNNER_SCALE_SET_NAME: scale_set.name,
+            c.ANNOTATION_RUNNER_SCALE_SET_ID: str(scale_set.id),
+            c.ANNOTATION_RUNNER_GROUP_NAME: scale_set.runner_group_name,
+        }
+
+        def apply(o: Obj) -> None:
+            m = o["metadata"]
+            m["annotations"] = {**(m.get("annotations") or {}), **values}
+            url_labels: dict[str, str] = dict(m.get("labels") or {})
+            apply_github_url_labels(str(s.get("githubConfigUrl") or ""), url_labels)
+            m["labels"] = url_labels
+            if not s.get("runnerScaleSetName"):
+                o.setdefault("spec", {})["runnerScaleSetName"] = name
+
+        client.patch_from(ars, mutate(ars, apply))
 
     def _update_runner_group(self, client: Any, ars: Obj) -> None:
         group_id = self._runner_group_id(ars)
@@ -290,6 +325,14 @@ class AutoscalingRunnerSetReconciler:
     def _update_scale_set_name(self, client: Any, ars: Obj) -> None:
         updated = self.service.update_runner_scale_set(scale_set_id(ars), name=scale_set_name(ars), actor=self.name)
         self._annotate(client, ars, {c.ANNOTATION_RUNNER_SCALE_SET_NAME: updated.name})
+
+
+def _labels_of(obj: Obj) -> dict[str, str]:
+    return dict(meta(obj).get("labels") or {})
+
+
+def _annotations_of(obj: Obj) -> dict[str, str]:
+    return dict(meta(obj).get("annotations") or {})
 
 
 def listener_spec_drift(listener: Obj, desired: Obj) -> bool:

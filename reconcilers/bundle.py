@@ -25,7 +25,7 @@ from .ephemeralrunner import EphemeralRunnerReconciler
 from .ephemeralrunnerset import EphemeralRunnerSetReconciler
 from .gotypes import arc_go_types
 from .listener import ListenerSimulator, RunnerPodWatcher
-from .resourcebuilder import scale_set_id
+from .resourcebuilder import listener_name, scale_set_id
 from .revision import applied_revision, has_job, is_done, spec_revision
 
 Obj = dict[str, Any]
@@ -74,9 +74,12 @@ def install(host: Any, settings: dict[str, Any] | None) -> ArcState:
         rejected_images=list(actions.get("rejectedImages") or []),
         faults=lambda service, call, actor: api.faults.for_service(service, call, actor),
     )
+    service.seed(actions.get("scaleSets"), actions.get("runners"))
     kubelet_settings = dict(settings.get("kubelet") or {})
     if host.kubelet is not None and "startDelay" in kubelet_settings:
-        host.kubelet.start_delay = _duration(kubelet_settings["startDelay"])
+        delay = kubelet_settings["startDelay"]
+        # "never": pods are not started at all (upstream's envtest runs no kubelet).
+        host.kubelet.start_delay = None if delay == "never" else _duration(delay)
     namespace = str(settings.get("controllerNamespace") or c.DEFAULT_CONTROLLER_NAMESPACE)
     ars = AutoscalingRunnerSetReconciler(service, namespace)
     ers = EphemeralRunnerSetReconciler(service)
@@ -246,7 +249,7 @@ def inv_no_listener_while_parked(host: Any, state: ArcState) -> list[str]:
         if (ars.get("status") or {}).get("phase") != c.ARS_PHASE_OUTDATED:
             continue
         m = ars["metadata"]
-        key = (state.controller_namespace, f"{m['name']}{c.LISTENER_SUFFIX}")
+        key = (state.controller_namespace, listener_name(ars))
         if key in listeners:
             out.append(f"AutoscalingRunnerSet {m.get('namespace')}/{m['name']} is Outdated but listener "
                        f"{key[0]}/{key[1]} exists")
@@ -284,12 +287,36 @@ SETTINGS_SCHEMA: dict[str, Any] = {
                     },
                 },
                 "rejectedImages": {"type": "array", "items": {"type": "string"}},
+                "scaleSets": {
+                    "type": "array",
+                    "description": "Scale sets already registered (for cases that run no AutoscalingRunnerSet controller).",
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["id"],
+                        "properties": {"id": {"type": "integer", "minimum": 1}, "name": {"type": "string"},
+                                       "runnerGroupId": {"type": "integer"},
+                                       "labels": {"type": "array", "items": {"type": "string"}}},
+                    },
+                },
+                "runners": {
+                    "type": "array",
+                    "description": "Runners already registered, each in one of scaleSets.",
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["id", "name", "scaleSetId"],
+                        "properties": {"id": {"type": "integer", "minimum": 1}, "name": {"type": "string"},
+                                       "scaleSetId": {"type": "integer"}},
+                    },
+                },
             },
         },
         "kubelet": {
             "type": "object",
             "additionalProperties": False,
-            "properties": {"startDelay": {"type": ["string", "number"]}},
+            "properties": {"startDelay": {"type": ["string", "number"],
+                                          "description": "Time from pod creation to Running, or never."}},
         },
     },
 }

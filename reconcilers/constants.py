@@ -42,6 +42,13 @@ LABEL_PART_OF = "app.kubernetes.io/part-of"
 LABEL_SCALE_SET_NAME = "actions.github.com/scale-set-name"
 LABEL_SCALE_SET_NAMESPACE = "actions.github.com/scale-set-namespace"
 LABEL_EPHEMERAL_RUNNER = "actions-ephemeral-runner"
+LABEL_POD_TEMPLATE_HASH = "pod-template-hash"
+LABEL_RUNNER_TEMPLATE_HASH = "runner-template-hash"
+LABEL_GITHUB_ENTERPRISE = "actions.github.com/enterprise"
+LABEL_GITHUB_ORGANIZATION = "actions.github.com/organization"
+LABEL_GITHUB_REPOSITORY = "actions.github.com/repository"
+#: Container-hook resources (kubernetes container mode) point back at their runner pod with this label.
+LABEL_RUNNER_POD = "runner-pod"
 VALUE_PART_OF = "gha-runner-scale-set"
 COMPONENT_RUNNER = "runner"
 COMPONENT_RUNNER_SET = "runner-set"
@@ -71,14 +78,21 @@ ER_PHASE_OUTDATED = "Outdated"
 ER_DONE_PHASES = frozenset({ER_PHASE_SUCCEEDED, ER_PHASE_FAILED, ER_PHASE_OUTDATED})
 ER_REASON_OUTDATED = "Outdated"
 ER_MESSAGE_OUTDATED = "Runner is deprecated"
+ER_REASON_INVALID_POD = "InvalidPod"
+ER_REASON_TOO_MANY_POD_FAILURES = "TooManyPodFailures"
 
 # The runner container and its exit codes.
 RUNNER_CONTAINER = "runner"
 EXIT_CODE_OUTDATED = 7
 
 # Timing.
-REGISTRATION_GRACE = timedelta(minutes=1)
 JOB_STILL_RUNNING_REQUEUE = timedelta(seconds=30)
+#: A pod refused for an exceeded resource quota is retried this often ...
+QUOTA_REQUEUE = timedelta(seconds=30)
+#: ... until the runner is this old; then the runner is deleted (and re-created by its set).
+QUOTA_GIVE_UP_AGE = timedelta(minutes=10)
+#: A pod that already exists (the create raced an earlier one): wait for its event.
+POD_EXISTS_REQUEUE = timedelta(seconds=5)
 MAX_FAILURES = 5
 #: Wait before the next pod after the n-th failure (index = failure count, capped at the end).
 FAILURE_BACKOFF = (

@@ -10,6 +10,7 @@ On deletion it removes the runner from the service first. Port of ARC's
 
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime
 from typing import Any
 
@@ -23,6 +24,7 @@ from .actions_service import is_not_found as service_not_found
 from .common import (
     SHARED_READS,
     Ctx,
+    creation_time,
     delete_if_present,
     delete_ignore_not_found,
     get_or_none,
@@ -31,6 +33,7 @@ from .common import (
     patch_status,
 )
 from .gotypes import status_type
+from .podstate import init_container_failed, latest_ready
 from .predicates import owned_pod, primary_runner
 from .resourcebuilder import (
     build_jit_secret,
@@ -54,12 +57,22 @@ def runner_container_status(pod: Obj) -> Obj | None:
     return None
 
 
-def pod_ready(pod: Obj) -> bool:
-    """The pod's Ready condition is True."""
-    for cond in (pod.get("status") or {}).get("conditions") or ():
-        if cond.get("type") == "Ready":
-            return cond.get("status") == "True"
+def has_container_hook_configured(er: Obj) -> bool:
+    """The ``runner`` container sets ``ACTIONS_RUNNER_CONTAINER_HOOKS`` (upstream
+    ``HasContainerHookConfigured``: kubernetes container mode)."""
+    for container in (spec(er).get("spec") or {}).get("containers") or ():
+        if container.get("name") != c.RUNNER_CONTAINER:
+            continue
+        return any(env.get("name") == "ACTIONS_RUNNER_CONTAINER_HOOKS" for env in container.get("env") or ())
     return False
+
+
+class RetryableJitError(Exception):
+    """The JIT config could not be made this time; requeue (upstream ``retryableError``)."""
+
+
+class FatalJitError(Exception):
+    """The JIT config can never be made for this runner; delete it (upstream ``fatalError``)."""
 
 
 def last_failure(er: Obj) -> datetime | None:
@@ -93,7 +106,7 @@ class EphemeralRunnerReconciler:
         )
 
     def reconcile(self, ctx: Ctx, req: Any) -> Any:
-        """One pass over one EphemeralRunner, step by step as ARC_SPEC.md lists them."""
+        """One pass over one EphemeralRunner, as upstream's ``Reconcile``."""
         from fakeapi.host.builder import Result
 
         client = ctx.client
@@ -110,80 +123,180 @@ class EphemeralRunnerReconciler:
             delete_if_present(client, "Secret", req.name, req.namespace)
             return None
 
-        # 3. Finalizers.
+        # 3. Finalizers (upstream adds them and carries on in the same pass).
         missing = [f for f in (c.FINALIZER_ER, c.FINALIZER_ER_REGISTRATION) if not has_finalizer(er, f)]
         if missing:
-            patch_finalizers(client, er, add=missing)
-            return None
+            er = patch_finalizers(client, er, add=missing)
 
         # 4. Registration: JIT config in a Secret of the same name; runner id and name in status.
         secret = get_or_none(client, "Secret", req.name, req.namespace)
         if secret is None:
-            jit = self._jit_config(er)
-            if jit is None:
+            try:
+                jit = self._jit_config(er)
+            except RetryableJitError:
                 return Result(requeue=True)
-            secret = client.create(build_jit_secret(er, jit.runner_id, jit.runner_name, jit.encoded_jit_config))
-        rid, rname = secret_runner_id(secret), secret_runner_name(secret)
-        if rid and (runner_id(er) != rid or status(er).get("runnerName") != rname):
-            er = self._set_status(client, er, {"runnerId": rid, "runnerName": rname})
+            except FatalJitError:
+                # The name belongs to a runner of another scale set: this runner can never register.
+                delete_ignore_not_found(client, c.KIND_ER, req.name, req.namespace)
+                return None
+            secret = client.create(build_jit_secret(er, jit.runner_id, jit.runner_name, jit.encoded_jit_config,
+                                                    int(spec(er).get("runnerScaleSetId") or 0)))
+        if runner_id(er) == 0:
+            rid = secret_runner_id(secret)
+            if rid == 0:
+                # upstream: "Runner config secret is corrupted: missing runnerId" -> delete it, requeue.
+                delete_ignore_not_found(client, "Secret", req.name, req.namespace)
+                return Result(requeue=True)
+            er = self._set_status(client, er, {"runnerId": rid, "runnerName": secret_runner_name(secret)})
 
         # 5. Failures: give up after too many; back off before the next pod.
         failures = status(er).get("failures") or {}
         if len(failures) > c.MAX_FAILURES:
             delete_ignore_not_found(client, c.KIND_ER, req.name, req.namespace)
             return None
+        last = last_failure(er)
+        if last is not None:
+            wait_until = last + c.FAILURE_BACKOFF[min(len(failures), len(c.FAILURE_BACKOFF) - 1)]
+            now = ctx.now()
+            if now < wait_until:
+                return Result(requeue_after=wait_until - now)
 
-        # 6. No pod -> create one, phase Pending.
+        # 6. No pod -> create one, phase Pending (upstream createPod and its error handling).
         pod = get_or_none(client, "Pod", req.name, req.namespace)
         if pod is None:
-            last = last_failure(er)
-            if last is not None:
-                wait_until = last + c.FAILURE_BACKOFF[min(len(failures), len(c.FAILURE_BACKOFF) - 1)]
-                now = ctx.now()
-                if now < wait_until:
-                    return Result(requeue_after=wait_until - now)
-            client.create(build_runner_pod(er, req.name))
-            self._set_status(client, er, {"phase": c.ER_PHASE_PENDING})
-            return None
+            return self._create_pod(ctx, er, secret)
         if meta(pod).get("deletionTimestamp"):
             return None
 
-        # 7. Pod state.
-        cs = runner_container_status(pod) or {}
-        terminated = (cs.get("state") or {}).get("terminated")
-        pod_failed = (pod.get("status") or {}).get("phase") == "Failed"
-        if terminated is not None or pod_failed:
-            code = int((terminated or {}).get("exitCode", 1))
-            if terminated is not None and code == 0:
-                self._set_status(client, er, {"phase": c.ER_PHASE_SUCCEEDED})
-                delete_ignore_not_found(client, c.KIND_ER, req.name, req.namespace)
+        # 7. Pod state (upstream's switch over the pod phase and the runner container's state).
+        cs = runner_container_status(pod)
+        state = (cs or {}).get("state") or {}
+        terminated = state.get("terminated")
+        if (pod.get("status") or {}).get("phase") == "Failed":
+            if terminated is None:
+                # The runner container never got to start: a new pod.
+                self._delete_runner_or_pod(ctx, er, pod)
                 return None
-            if terminated is not None and code == c.EXIT_CODE_OUTDATED:
-                self._set_status(
-                    client,
-                    er,
-                    {"phase": c.ER_PHASE_OUTDATED, "reason": c.ER_REASON_OUTDATED, "message": c.ER_MESSAGE_OUTDATED},
-                )
+            code = int(terminated.get("exitCode", 0))
+            if code == 0:
+                # A sidecar failed the pod; the runner's own exit says the job succeeded.
+                self._succeeded(client, er)
                 return None
-            if has_job(er):
-                delete_ignore_not_found(client, c.KIND_ER, req.name, req.namespace)
+            if code == c.EXIT_CODE_OUTDATED:
+                self._mark_as_outdated(client, er)
                 return None
-            pod_uid = str(meta(pod).get("uid") or meta(pod).get("name"))
-            pst = pod.get("status") or {}
-            now_text = format_time(ctx.now())
-
-            failures = {**(status(er).get("failures") or {}), pod_uid: now_text}
-            self._set_status(client, er, {"failures": failures, "ready": False, "reason": pst.get("reason", ""),
-                                          "message": pst.get("message", "")})
-            delete_ignore_not_found(client, "Pod", req.name, req.namespace)
+            self._delete_runner_or_pod(ctx, er, pod)
             return None
-        if (cs.get("state") or {}).get("running") is not None:
-            values: dict[str, Any] = {"ready": pod_ready(pod)}
-            if not status(er).get("phase"):
-                # Step 6 created the pod but did not get to record the phase (a crash in between).
-                values["phase"] = c.ER_PHASE_PENDING
-            self._set_status(client, er, values)
+        if init_container_failed(pod):
+            self._delete_runner_or_pod(ctx, er, pod)
+            return None
+        if cs is None:
+            return None  # starting: no container state yet
+        if terminated is None:
+            self._update_run_status_from_pod(client, er, pod)
+            return None
+        code = int(terminated.get("exitCode", 0))
+        if code == c.EXIT_CODE_OUTDATED:
+            self._mark_as_outdated(client, er)
+        elif code != 0:
+            self._delete_runner_or_pod(ctx, er, pod)
+        else:
+            self._succeeded(client, er)
         return None
+
+    # ------------------------------------------------------------------ steps
+
+    def _create_pod(self, ctx: Ctx, er: Obj, secret: Obj) -> Any:
+        """Create the runner pod (upstream ``createPod``) and record phase Pending.
+
+        AlreadyExists -> wait for the pod's event (requeue after 5s); Invalid ->
+        phase Failed, reason ``InvalidPod``, runner removed from the service;
+        Forbidden for an exceeded resource quota -> retry every 30s until the
+        runner is 10 minutes old, then delete the runner (its set makes a new
+        one); any other Forbidden -> as Invalid.
+        """
+        from fakeapi.host.builder import Result
+        from fakeapi.machinery.errors import ApiError
+
+        client = ctx.client
+        m = meta(er)
+        try:
+            client.create(build_runner_pod(er, secret))
+        except ApiError as e:
+            if e.reason == "AlreadyExists":
+                return Result(requeue_after=c.POD_EXISTS_REQUEUE)
+            if e.reason == "Forbidden" and "exceeded quota:" in (e.message or ""):
+                created = creation_time(er)
+                if created is not None and created + c.QUOTA_GIVE_UP_AGE < ctx.now():
+                    delete_ignore_not_found(client, c.KIND_ER, m["name"], m.get("namespace", ""))
+                    return None
+                return Result(requeue_after=c.QUOTA_REQUEUE)
+            if e.reason in ("Invalid", "Forbidden"):
+                self._mark_as_failed(client, er, f"Failed to create the pod: {e.message}", c.ER_REASON_INVALID_POD)
+                return None
+            raise
+        self._set_status(client, er, {"phase": c.ER_PHASE_PENDING})
+        return None
+
+    def _succeeded(self, client: Any, er: Obj) -> None:
+        """The runner finished its job: phase Succeeded, then the runner is deleted (upstream deletes it at once; the port records the phase first)."""
+        m = meta(er)
+        self._set_status(client, er, {"phase": c.ER_PHASE_SUCCEEDED})
+        delete_ignore_not_found(client, c.KIND_ER, m["name"], m.get("namespace", ""))
+
+    def _remove_from_service(self, er: Obj) -> None:
+        """upstream ``deleteRunnerFromService``; a runner the service no longer knows is already removed."""
+        try:
+            self.service.remove_runner(runner_id(er), actor=self.name)
+        except ActionsError as e:
+            if not service_not_found(e):
+                raise
+
+    def _mark_as_failed(self, client: Any, er: Obj, message: str, reason: str) -> None:
+        """upstream ``markAsFailed``: phase Failed with the reason and message, then off the service."""
+        er = self._set_status(client, er, {"phase": c.ER_PHASE_FAILED, "reason": reason, "message": message})
+        self._remove_from_service(er)
+
+    def _mark_as_outdated(self, client: Any, er: Obj) -> None:
+        """upstream ``markAsOutdated``: phase Outdated (reason ``Outdated``), then off the service."""
+        er = self._set_status(client, er, {"phase": c.ER_PHASE_OUTDATED, "reason": c.ER_REASON_OUTDATED,
+                                           "message": c.ER_MESSAGE_OUTDATED})
+        self._remove_from_service(er)
+
+    def _delete_runner_or_pod(self, ctx: Ctx, er: Obj, pod: Obj) -> None:
+        """upstream ``deleteEphemeralRunnerOrPod``: a runner with a job goes (and off the service, errors
+        ignored); otherwise its pod is deleted and the failure recorded (``deletePodAsFailed``)."""
+        client = ctx.client
+        m = meta(er)
+        if has_job(er):
+            delete_ignore_not_found(client, c.KIND_ER, m["name"], m.get("namespace", ""))
+            with contextlib.suppress(ActionsError):  # upstream logs it and carries on
+                self._remove_from_service(er)
+            return
+        if not meta(pod).get("deletionTimestamp"):
+            delete_ignore_not_found(client, "Pod", m["name"], m.get("namespace", ""))
+        pst = pod.get("status") or {}
+        pod_uid = str(meta(pod).get("uid") or meta(pod).get("name"))
+        failures = {**(status(er).get("failures") or {}), pod_uid: format_time(ctx.now())}
+        self._set_status(client, er, {"failures": failures, "ready": False, "reason": pst.get("reason", ""),
+                                      "message": pst.get("message", "")})
+
+    def _update_run_status_from_pod(self, client: Any, er: Obj, pod: Obj) -> None:
+        """upstream ``updateRunStatusFromPod``: ``ready`` from the pod's latest Ready condition (by
+        lastTransitionTime), for any runner container state that is not terminated.
+
+        Deliberate divergence (from upstream PR #4646): upstream here also
+        copies the pod's phase (Pending/Running) onto the runner; in this port
+        the listener sets a runner Running when it assigns it a job, so the
+        pod's phase only fills in Pending where the phase was never written
+        (step 6 created the pod but a crash came before the phase).
+        """
+        if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+            return  # upstream: only the non-terminal statuses are taken from the pod here
+        values: dict[str, Any] = {"ready": latest_ready(pod)}
+        if not status(er).get("phase"):
+            values["phase"] = c.ER_PHASE_PENDING
+        self._set_status(client, er, values)
 
     # ------------------------------------------------------------------ helpers
 
@@ -192,8 +305,13 @@ class EphemeralRunnerReconciler:
         return patch_status(client, er, values, status_type(c.KIND_ER))
 
     def _jit_config(self, er: Obj) -> Any:
-        """Ask the service for a JIT config. A name already registered for this scale set (a
-        previous pass died before storing its secret) is removed first and None returned (requeue)."""
+        """Ask the service for a JIT config (upstream ``createRunnerJitConfig``).
+
+        A name the service already has: registered for this scale set (a previous
+        pass died before storing its secret) -> removed, :class:`RetryableJitError`;
+        gone by now -> :class:`RetryableJitError`; registered for another scale
+        set -> :class:`FatalJitError`.
+        """
         sid = int(spec(er).get("runnerScaleSetId") or 0)
         name = meta(er)["name"]
         try:
@@ -203,11 +321,11 @@ class EphemeralRunnerReconciler:
                 raise
         existing = self.service.get_runner_by_name(name, actor=self.name)
         if existing is None:
-            return None
+            raise RetryableJitError(f"runner {name!r} existed, retry configuration")
         if existing.scale_set_id != sid:
-            raise ActionsError(f"runner {name!r} exists in another scale set", 409, "AlreadyExists")
+            raise FatalJitError(f"runner with the name {name!r} belongs to runner scale set {existing.scale_set_id}")
         self.service.remove_runner(existing.id, actor=self.name)
-        return None
+        raise RetryableJitError(f"runner {name!r} existed in this scale set and was removed, retry configuration")
 
     def _registered_id(self, ctx: Ctx, er: Obj) -> int:
         """The runner id: from status, else from the JIT secret, else looked up by name."""
@@ -221,10 +339,15 @@ class EphemeralRunnerReconciler:
         return found.id if found is not None else 0
 
     def _finalize(self, ctx: Ctx, er: Obj) -> Any:
+        """A runner being deleted (upstream's deletion branch): off the service (registration finalizer),
+        then its pod and secret, then the container-hook pods and secrets (``runner-pod=<name>``) when
+        the runner container configures container hooks, then the main finalizer."""
         from fakeapi.host.builder import Result
 
         client = ctx.client
         name, ns = meta(er)["name"], meta(er).get("namespace", "")
+        if not has_finalizer(er, c.FINALIZER_ER):
+            return None
         if has_finalizer(er, c.FINALIZER_ER_REGISTRATION):
             rid = self._registered_id(ctx, er)
             if rid:
@@ -236,10 +359,10 @@ class EphemeralRunnerReconciler:
                     if not service_not_found(e):
                         raise
             er = patch_finalizers(client, er, remove=[c.FINALIZER_ER_REGISTRATION])
-        if not has_finalizer(er, c.FINALIZER_ER):
-            return None
         delete_if_present(client, "Pod", name, ns)
         delete_if_present(client, "Secret", name, ns)
+        if has_container_hook_configured(er):
+            self._cleanup_container_hook_resources(client, er)
         try:
             patch_finalizers(client, er, remove=[c.FINALIZER_ER])
         except ApiError as e:
@@ -248,3 +371,19 @@ class EphemeralRunnerReconciler:
             if not is_not_found(e):
                 raise
         return None
+
+    def _cleanup_container_hook_resources(self, client: Any, er: Obj) -> None:
+        """upstream ``cleanupContainerHooksResources``: delete the pods and secrets labelled
+        ``runner-pod=<runner name>`` (kubernetes container mode's job pods); every delete is tried."""
+        name, ns = meta(er)["name"], meta(er).get("namespace", "")
+        errs: list[ApiError] = []
+        for kind in ("Pod", "Secret"):
+            for obj in client.list(kind, ns, labels={c.LABEL_RUNNER_POD: name}):
+                if meta(obj).get("deletionTimestamp"):
+                    continue
+                try:
+                    delete_ignore_not_found(client, kind, meta(obj)["name"], ns)
+                except ApiError as e:
+                    errs.append(e)
+        if errs:
+            raise errs[0]

@@ -10,7 +10,6 @@ Actions service rejected it. Port of ARC's ``ephemeralrunnerset_controller.go``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from fakeapi.host.predicates import resource_version_changed
@@ -22,7 +21,6 @@ from .actions_service import is_not_found as service_not_found
 from .common import (
     SHARED_READS,
     Ctx,
-    age,
     delete_ignore_not_found,
     get_or_none,
     has_finalizer,
@@ -51,18 +49,22 @@ APPLIED_PATCH_ATTEMPTS = 4
 
 @dataclass
 class CleanupResult:
-    """What a cleanup pass left: runners still present, and the earliest registration-grace wait."""
+    """What a cleanup pass found: how many runners were there."""
 
     remaining: int = 0
-    requeue_after: timedelta | None = None
 
 
-def _min_delay(a: timedelta | None, b: timedelta | None) -> timedelta | None:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return min(a, b)
+def _cleanup_marker(ers: Obj) -> int:
+    v = status(ers).get("finishedRunnerCleanupPatchID")
+    return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+
+def _with_marker(ers: Obj, patch_id: int) -> Obj:
+    """The set as this reconcile now knows it: the cleanup marker it just recorded (upstream sets
+    ``Status.FinishedRunnerCleanupPatchID`` in memory before ``updateStatus``)."""
+    out = dict(ers)
+    out["status"] = {**status(ers), "finishedRunnerCleanupPatchID": patch_id}
+    return out
 
 
 class EphemeralRunnerSetReconciler:
@@ -88,7 +90,6 @@ class EphemeralRunnerSetReconciler:
 
     def reconcile(self, ctx: Ctx, req: Any) -> Any:
         """One pass over one EphemeralRunnerSet, step by step as ARC_SPEC.md lists them."""
-        from fakeapi.host.builder import Result
 
         client = ctx.client
         # 1. Not found -> done.
@@ -104,8 +105,8 @@ class EphemeralRunnerSetReconciler:
             if not runners:
                 patch_finalizers(client, ers, remove=[c.FINALIZER_ERS])
                 return None
-            res = self.clean_up(ctx, ers, runners)
-            return Result(requeue_after=res.requeue_after) if res.requeue_after else None
+            self.clean_up(ctx, ers, runners)
+            return None
 
         # 3. No finalizer -> add it.
         if not has_finalizer(ers, c.FINALIZER_ERS):
@@ -116,16 +117,14 @@ class EphemeralRunnerSetReconciler:
         target = spec_revision(ers)
         # 4. Apply a new revision: clean up first, advance the applied marker only after it succeeded.
         if target > applied:
-            res = self.clean_up(ctx, ers, list_runners(client, req.namespace, req.name))
-            if res.requeue_after is not None:
-                return Result(requeue_after=res.requeue_after)
+            self.clean_up(ctx, ers, list_runners(client, req.namespace, req.name))
             self.patch_applied_revision(ctx, req.namespace, req.name, target)
             return None
 
         # 5. Outdated: keep cleaning up, never scale, never recompute the phase.
         if status(ers).get("phase") == c.ERS_PHASE_OUTDATED:
-            res = self.clean_up(ctx, ers, list_runners(client, req.namespace, req.name))
-            return Result(requeue_after=res.requeue_after) if res.requeue_after else None
+            self.clean_up(ctx, ers, list_runners(client, req.namespace, req.name))
+            return None
 
         # 6. Classify against the applied revision.
         runners = list_runners(client, req.namespace, req.name)
@@ -137,25 +136,34 @@ class EphemeralRunnerSetReconciler:
             self.update_status(ctx, ers, cls)
             return None
 
-        # 8. Outdated runners: record the phase first, then clean up. Never replace them.
-        if cls.outdated:
-            ers = self.update_status(ctx, ers, cls)
-            res = self.clean_up(ctx, ers, runners)
-            return Result(requeue_after=res.requeue_after) if res.requeue_after else None
-
-        # 9. Scale, when the listener's latest target has not been acted on yet.
+        # 8. Scale, when the listener's latest target has not been acted on yet (upstream after #4642).
+        #    ``outdated`` runners are not in scale_total: this pass creates their replacements, and
+        #    the Outdated phase it records parks the set (step 5 then cleans the idle ones up).
         s = spec(ers)
         patch_id = int(s.get("patchID") or 0)
         replicas = int(s.get("replicas") or 0)
+        total = cls.scale_total()
         if patch_id == 0 or patch_id != cls.latest_patch_id:
-            self._delete_all(client, cls.finished)
-            total = cls.scale_total()
-            if total < replicas:
-                self._create_runners(client, ers, replicas - total)
+            if cls.finished:
+                # Deleting finished runners changes the count the listener's target was computed
+                # against: record the patch id the cleanup belongs to, and leave scaling to the next pass.
+                self.patch_finished_cleanup_patch_id(ctx, req.namespace, req.name, patch_id)
+                self._delete_all(client, cls.finished)
+                self.update_status(ctx, _with_marker(ers, patch_id), cls)
+                return None
+            # Runners being deleted still exist and still hold their registration.
+            scale_up_total = total + len(cls.deleting)
+            if scale_up_total < replicas:
+                if self.scale_up_serviced_by_finished_cleanup(ctx, req.namespace, req.name, patch_id):
+                    self.update_status(ctx, _with_marker(ers, patch_id), cls)
+                    return None
+                self._create_runners(client, ers, replicas - scale_up_total)
+            elif patch_id > 0 and total >= replicas:
+                pass  # a runner that has not reported Succeeded yet: the next patch cleans it up
             elif patch_id == 0 and total > replicas:
                 self._delete_idle_runners(ctx, cls, total - replicas)
 
-        # 10. Status.
+        # 9. Status.
         self.update_status(ctx, ers, cls)
         return None
 
@@ -223,33 +231,33 @@ class EphemeralRunnerSetReconciler:
         return True
 
     def clean_up(self, ctx: Ctx, ers: Obj, runners: list[Obj]) -> CleanupResult:
-        """Clean up runners (ARC ``cleanUpEphemeralRunners``), classified against the applied revision.
+        """Clean up runners (upstream ``cleanUpEphemeralRunners``), classified against the applied revision.
 
-        Deletes every terminated runner; then each pending or running runner
-        without a job: unregistered and younger than the registration grace ->
-        left, with a requeue; unregistered and older -> the ER is deleted;
-        registered -> removed from the service, then deleted. Runners with a
-        job are never touched. Errors are collected and the first is raised.
+        Deletes every terminated runner; then removes every pending runner and
+        every running runner without a job from the service and deletes it
+        (``JobStillRunning`` leaves it; a runner the service does not know counts
+        as removed). Runners running a job are never touched. Errors are
+        collected and the first is raised.
+
+        Upstream has no registration grace here (an earlier version of this port
+        left unregistered runners younger than a minute alone): an unregistered
+        pending runner is deleted at once, as upstream's test "deletes
+        unregistered pending runner during actionable revision cleanup after
+        restart with no cache" pins.
         """
         result = CleanupResult(remaining=len(runners))
         if not runners:
             return result
         cls = classify(runners, applied_revision(ers))
         self._delete_all(ctx.client, cls.terminated())
-        now = ctx.now()
         errs: list[Exception] = []
-        for r in [*cls.pending, *cls.running]:
+        for r in cls.pending:
+            try:
+                self._remove_and_delete(ctx, r)
+            except (ApiError, ActionsError) as e:
+                errs.append(e)
+        for r in cls.running:
             if has_job(r):
-                continue
-            if runner_id(r) == 0:
-                waited = age(r, now)
-                if waited < c.REGISTRATION_GRACE:
-                    result.requeue_after = _min_delay(result.requeue_after, c.REGISTRATION_GRACE - waited)
-                    continue
-                try:
-                    delete_ignore_not_found(ctx.client, c.KIND_ER, meta(r)["name"], meta(r).get("namespace", ""))
-                except ApiError as e:
-                    errs.append(e)
                 continue
             try:
                 self._remove_and_delete(ctx, r)
@@ -283,6 +291,44 @@ class EphemeralRunnerSetReconciler:
             return ers
         return patch_status(ctx.client, ers, desired, status_type(c.KIND_ERS))
 
+    def patch_finished_cleanup_patch_id(self, ctx: Ctx, namespace: str, name: str, patch_id: int) -> None:
+        """Record ``status.finishedRunnerCleanupPatchID`` = ``patch_id`` (upstream
+        ``patchFinishedRunnerCleanupPatchIDStatus``, #4642), retried on conflict.
+
+        Each try reads the set through the uncached reader; an equal marker is
+        left alone (an equality test, not >=: listener patch ids move backwards);
+        otherwise a status merge patch with the resourceVersion it read.
+        """
+        reader = ctx.api_reader
+        last: ApiError | None = None
+        for _ in range(APPLIED_PATCH_ATTEMPTS):
+            latest = reader.get(c.KIND_ERS, name, namespace)
+            if _cleanup_marker(latest) == patch_id:
+                return
+            try:
+                patch_status(ctx.client, latest, {"finishedRunnerCleanupPatchID": patch_id},
+                             status_type(c.KIND_ERS), optimistic_lock=True)
+                return
+            except ApiError as e:
+                if not is_conflict(e):
+                    raise
+                last = e
+        assert last is not None
+        raise last
+
+    def scale_up_serviced_by_finished_cleanup(self, ctx: Ctx, namespace: str, name: str, patch_id: int) -> bool:
+        """Whether the shortfall below ``spec.replicas`` was opened by this controller's own cleanup of
+        finished runners for the current patch id (upstream ``scaleUpServicedByFinishedRunnerCleanup``).
+
+        Patch id 0 is never suppressed. The marker is read uncached: the
+        cache may not show the controller's own write yet, or show one a new
+        revision has since cleared.
+        """
+        if patch_id == 0:
+            return False
+        latest = ctx.api_reader.get(c.KIND_ERS, name, namespace)
+        return _cleanup_marker(latest) == patch_id
+
     def patch_applied_revision(self, ctx: Ctx, namespace: str, name: str, target: int) -> None:
         """Advance ``status.appliedActionableRevision`` to ``target`` (never lower it), retried on conflict.
 
@@ -296,15 +342,19 @@ class EphemeralRunnerSetReconciler:
         last: ApiError | None = None
         for _ in range(APPLIED_PATCH_ATTEMPTS):
             latest = reader.get(c.KIND_ERS, name, namespace)
+            advances = applied_revision(latest) < target
             new_applied = max(applied_revision(latest), target)
             runners = list_runners(reader, namespace, name)
             cls = classify(runners, new_applied)
             phase = c.ERS_PHASE_OUTDATED if cls.outdated else c.ERS_PHASE_RUNNING
             st = status(latest)
-            if applied_revision(latest) == new_applied and st.get("phase") == phase:
+            values: dict[str, Any] = {"appliedActionableRevision": new_applied, "phase": phase}
+            if advances:
+                # The old marker belongs to the patch sequence of the replaced spec (#4642).
+                values["finishedRunnerCleanupPatchID"] = 0
+            if all(st.get(k, 0) == v for k, v in values.items()):
                 return
 
-            values = {"appliedActionableRevision": new_applied, "phase": phase}
             try:
                 patch_status(ctx.client, latest, values, status_type(c.KIND_ERS), optimistic_lock=True)
                 return

@@ -12,6 +12,7 @@ from typing import Any
 
 from fakeapi.host.predicates import Predicate
 
+from .podstate import latest_ready
 from .resourcebuilder import EMPTY
 
 Obj = dict[str, Any]
@@ -83,13 +84,6 @@ def _runner_set_update(old: Obj, new: Obj) -> bool:
 owned_runner_set = Predicate(update=_runner_set_update)
 
 
-def _ready(pod: Obj) -> bool:
-    for cond in _status(pod).get("conditions") or ():
-        if cond.get("type") == "Ready":
-            return bool(cond.get("status") == "True")
-    return False
-
-
 def _pod_update(old: Obj, new: Obj) -> bool:
     mo, mn = old.get("metadata") or EMPTY, new.get("metadata") or EMPTY
     if mo.get("uid") != mn.get("uid") or mo.get("deletionTimestamp") != mn.get("deletionTimestamp"):
@@ -98,7 +92,7 @@ def _pod_update(old: Obj, new: Obj) -> bool:
     for k in ("phase", "reason", "message", "containerStatuses", "initContainerStatuses"):
         if so.get(k) != sn.get(k):
             return True
-    return _ready(old) != _ready(new)
+    return latest_ready(old) != latest_ready(new)
 
 
 #: The EphemeralRunner controller's filter on its Pod: uid, deletion, phase, reason, message,

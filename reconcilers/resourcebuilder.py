@@ -27,6 +27,9 @@ USER_AGENT = "actions-runner-controller/0.0.0"
 SECRET_JIT_TOKEN = "jitToken"
 SECRET_RUNNER_ID = "runnerId"
 SECRET_RUNNER_NAME = "runnerName"
+SECRET_SCALE_SET_ID = "scaleSetId"
+#: Set to 1, a runner whose version the service deprecated exits with code 7 (without it, it never does).
+ENV_DEPRECATED_EXIT_CODE = "ACTIONS_RUNNER_RETURN_VERSION_DEPRECATED_EXIT_CODE"
 MAX_INT32 = 2**31 - 1
 
 
@@ -93,9 +96,106 @@ def _resource_meta(value: Any) -> tuple[dict[str, str], dict[str, str]]:
     return dict(value.get("labels") or {}), dict(value.get("annotations") or {})
 
 
+#: ``k8s.io/apimachinery/pkg/util/rand`` alphabet (no vowels, no confusable digits).
+_SAFE_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
+
+
+def _fnv32a(data: bytes) -> int:
+    h = 0x811C9DC5
+    for b in data:
+        h ^= b
+        h = (h * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def safe_encode_string(text: str) -> str:
+    """``rand.SafeEncodeString``: each character mapped onto the safe alphabet."""
+    return "".join(_SAFE_ALPHANUMS[ord(ch) % len(_SAFE_ALPHANUMS)] for ch in text)
+
+
+def fnv_hash_string(name: str) -> str:
+    """ARC ``hash.FNVHashString``: FNV-1a (32 bit) of the string, its decimal value safe-encoded."""
+    return safe_encode_string(str(_fnv32a(name.encode())))
+
+
+def hash_suffix(namespace: str, runner_group: str, config_url: str) -> str:
+    """ARC ``hashSuffix``: the first 8 characters of the FNV hash of ``namespace@group@url``."""
+    return fnv_hash_string(f"{namespace}@{runner_group}@{config_url}")[:8]
+
+
 def listener_name(ars: Mapping[str, Any]) -> str:
-    """``<ARS name>-listener``."""
-    return f"{meta(ars).get('name', '')}{c.LISTENER_SUFFIX}"
+    """ARC ``scaleSetListenerName``: ``<ARS name>-<hash of namespace, runner group, config URL>-listener``."""
+    m, s = meta(ars), spec(ars)
+    suffix = hash_suffix(str(m.get("namespace", "")), str(s.get("runnerGroup") or ""),
+                         str(s.get("githubConfigUrl") or ""))
+    return f"{m.get('name', '')}-{suffix}{c.LISTENER_SUFFIX}"
+
+
+class InvalidConfigURL(ValueError):
+    """A ``githubConfigUrl`` that names no enterprise, organization or repository."""
+
+
+def github_config_scope(url: str) -> tuple[str, str, str]:
+    """``(enterprise, organization, repository)`` of a config URL (ARC ``ParseGitHubConfigFromURL``).
+
+    One path segment is an organization; two are ``enterprises/<name>`` or
+    ``<org>/<repo>``; anything else is :class:`InvalidConfigURL`.
+    """
+    from urllib.parse import urlsplit
+
+    try:
+        path = urlsplit(url.strip("/")).path
+    except ValueError as e:
+        raise InvalidConfigURL(f"{url!r}: {e}") from None
+    parts = path.strip("/").split("/")
+    if len(parts) == 1 and parts[0]:
+        return "", parts[0], ""
+    if len(parts) == 2:
+        if parts[0].lower() == "enterprises":
+            return parts[1], "", ""
+        return "", parts[0], parts[1]
+    raise InvalidConfigURL(f"{url!r}: invalid config URL, should point to an enterprise, org, or repository")
+
+
+_TRIM_SUFFIX = "-trim"
+
+
+def trim_label_value(value: str) -> str:
+    """ARC ``trimLabelValue``: over 63 characters -> cut with a ``-trim`` suffix; else ``-_.`` trimmed."""
+    if len(value) > 63:
+        return value[: 63 - len(_TRIM_SUFFIX)] + _TRIM_SUFFIX
+    return value.strip("-_.")
+
+
+def apply_github_url_labels(url: str, labels: dict[str, str]) -> None:
+    """ARC ``applyGitHubURLLabels``: the enterprise, organization and repository labels of a config URL."""
+    enterprise, org, repo = github_config_scope(url)
+    if enterprise:
+        labels[c.LABEL_GITHUB_ENTERPRISE] = trim_label_value(enterprise)
+    if org:
+        labels[c.LABEL_GITHUB_ORGANIZATION] = trim_label_value(org)
+    if repo:
+        labels[c.LABEL_GITHUB_REPOSITORY] = trim_label_value(repo)
+
+
+#: ARC's ``--exclude-label-propagation-prefixes`` (empty by default, as the chart leaves it).
+EXCLUDE_LABEL_PROPAGATION_PREFIXES: tuple[str, ...] = ()
+
+
+def filter_and_merge_labels(base: Mapping[str, str] | None, overwrite: Mapping[str, str] | None,
+                            exclude: tuple[str, ...] = EXCLUDE_LABEL_PROPAGATION_PREFIXES) -> dict[str, str]:
+    """ARC ``filterAndMergeLabels``: ``base`` then ``overwrite`` (which wins), excluded prefixes dropped."""
+    out: dict[str, str] = {}
+    for src in (base or {}, overwrite or {}):
+        for k, v in src.items():
+            if not any(k.startswith(p) for p in exclude):
+                out[k] = v
+    return out
+
+
+def merge_annotations(base: Mapping[str, str] | None, overwrite: Mapping[str, str] | None) -> dict[str, str]:
+    """ARC ``mergeAnnotations``: ``base`` then ``overwrite`` (which wins)."""
+    return {**(base or {}), **(overwrite or {})}
 
 
 def build_runner_spec(ars: Mapping[str, Any]) -> Obj:
@@ -113,20 +213,26 @@ def build_runner_spec(ars: Mapping[str, Any]) -> Obj:
 
 
 def ers_labels_annotations(ars: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
-    """The labels and annotations an ERS gets: ``ephemeralRunnerSetMetadata``, then the controller's own."""
-    labels, annotations = _resource_meta(spec(ars).get("ephemeralRunnerSetMetadata"))
+    """The labels and annotations an ERS gets (ARC ``newEphemeralRunnerSet``): the ARS's labels, the
+    controller's own and the GitHub URL labels, then ``ephemeralRunnerSetMetadata`` under them; the
+    runner group and scale set name annotations. (The version label is out of scope.)"""
     m = meta(ars)
-    labels.update(
-        {
-            c.LABEL_PART_OF: c.VALUE_PART_OF,
-            c.LABEL_COMPONENT: c.COMPONENT_RUNNER_SET,
-            c.LABEL_SCALE_SET_NAME: str(m.get("name", "")),
-            c.LABEL_SCALE_SET_NAMESPACE: str(m.get("namespace", "")),
-        }
-    )
-    group = (m.get("annotations") or {}).get(c.ANNOTATION_RUNNER_GROUP_NAME)
-    if group:
-        annotations[c.ANNOTATION_RUNNER_GROUP_NAME] = str(group)
+    labels = filter_and_merge_labels(m.get("labels"), {
+        c.LABEL_PART_OF: c.VALUE_PART_OF,
+        c.LABEL_COMPONENT: c.COMPONENT_RUNNER_SET,
+        c.LABEL_SCALE_SET_NAME: str(m.get("name", "")),
+        c.LABEL_SCALE_SET_NAMESPACE: str(m.get("namespace", "")),
+    })
+    apply_github_url_labels(str(spec(ars).get("githubConfigUrl") or ""), labels)
+    ars_annotations = m.get("annotations") or {}
+    annotations = {
+        c.ANNOTATION_RUNNER_GROUP_NAME: str(ars_annotations.get(c.ANNOTATION_RUNNER_GROUP_NAME, "")),
+        c.ANNOTATION_RUNNER_SCALE_SET_NAME: str(ars_annotations.get(c.ANNOTATION_RUNNER_SCALE_SET_NAME, "")),
+    }
+    extra = spec(ars).get("ephemeralRunnerSetMetadata")
+    if isinstance(extra, dict):
+        labels = filter_and_merge_labels(extra.get("labels"), labels)
+        annotations = merge_annotations(extra.get("annotations"), annotations)
     return labels, annotations
 
 
@@ -158,14 +264,20 @@ def build_ephemeral_runner_set(ars: Mapping[str, Any]) -> Obj:
 
 
 def build_ephemeral_runner(ers: Mapping[str, Any]) -> Obj:
-    """A new runner of a set: its runner spec, its runner metadata, then the controller's label and
-    the revision and patch-id annotations (which win on a clash), controlled by the set."""
+    """A new runner of a set (ARC ``newEphemeralRunner``): the set's labels and annotations, the
+    ``runner`` component label, the revision and patch-id annotations, then ``ephemeralRunnerMetadata``
+    under them (the set's values win a clash); both runner finalizers; controlled by the set."""
     m = meta(ers)
     s = spec(ers)
-    labels, annotations = _resource_meta(s.get("ephemeralRunnerMetadata"))
+    labels: dict[str, str] = dict(m.get("labels") or {})
     labels[c.LABEL_COMPONENT] = c.COMPONENT_RUNNER
-    annotations[c.ANNOTATION_ACTIONABLE_REVISION] = str(int(s.get("actionableRevision") or 0))
+    annotations: dict[str, str] = dict(m.get("annotations") or {})
     annotations[c.ANNOTATION_PATCH_ID] = str(int(s.get("patchID") or 0))
+    annotations[c.ANNOTATION_ACTIONABLE_REVISION] = str(int(s.get("actionableRevision") or 0))
+    extra = s.get("ephemeralRunnerMetadata")
+    if isinstance(extra, dict):
+        labels = filter_and_merge_labels(extra.get("labels"), labels)
+        annotations = merge_annotations(extra.get("annotations"), annotations)
     return {
         "apiVersion": c.API_VERSION,
         "kind": c.KIND_ER,
@@ -174,6 +286,7 @@ def build_ephemeral_runner(ers: Mapping[str, Any]) -> Obj:
             "namespace": m.get("namespace", ""),
             "labels": labels,
             "annotations": annotations,
+            "finalizers": [c.FINALIZER_ER, c.FINALIZER_ER_REGISTRATION],
             "ownerReferences": [owner_reference(ers)],
         },
         "spec": fast_copy(s.get("ephemeralRunnerSpec") or {}),
@@ -181,18 +294,23 @@ def build_ephemeral_runner(ers: Mapping[str, Any]) -> Obj:
 
 
 def build_listener(ars: Mapping[str, Any], ers: Mapping[str, Any], namespace: str) -> Obj:
-    """The AutoscalingListener of an ARS, in the controller namespace, with back references."""
+    """The AutoscalingListener of an ARS (ARC ``newAutoscalingListener``), in the controller namespace,
+    with back references; labels: the ARS's, the controller's, the GitHub URL labels, then
+    ``autoscalingListener`` metadata under them."""
     m = meta(ars)
     s = spec(ars)
-    labels, annotations = _resource_meta(s.get("autoscalingListener"))
-    labels.update(
-        {
-            c.LABEL_PART_OF: c.VALUE_PART_OF,
-            c.LABEL_COMPONENT: c.COMPONENT_LISTENER,
-            c.LABEL_SCALE_SET_NAME: str(m.get("name", "")),
-            c.LABEL_SCALE_SET_NAMESPACE: str(m.get("namespace", "")),
-        }
-    )
+    labels = filter_and_merge_labels(m.get("labels"), {
+        c.LABEL_SCALE_SET_NAMESPACE: str(m.get("namespace", "")),
+        c.LABEL_SCALE_SET_NAME: str(m.get("name", "")),
+        c.LABEL_PART_OF: c.VALUE_PART_OF,
+        c.LABEL_COMPONENT: c.COMPONENT_LISTENER,
+    })
+    apply_github_url_labels(str(s.get("githubConfigUrl") or ""), labels)
+    annotations: dict[str, str] = {}
+    extra = s.get("autoscalingListener")
+    if isinstance(extra, dict):
+        labels = filter_and_merge_labels(extra.get("labels"), labels)
+        annotations = merge_annotations(extra.get("annotations"), annotations)
     min_runners = s.get("minRunners")
     max_runners = s.get("maxRunners")
     al_spec: Obj = {
@@ -225,21 +343,29 @@ def _b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 
 
-def build_jit_secret(er: Mapping[str, Any], runner_id: int, runner_name: str, jit_token: str) -> Obj:
-    """The JIT config Secret of a runner (same name), owned by it."""
+def build_jit_secret(er: Mapping[str, Any], runner_id: int, runner_name: str, jit_token: str,
+                     scale_set: int = 0) -> Obj:
+    """The JIT config Secret of a runner (ARC ``newEphemeralRunnerJitSecret``): same name, owned by it,
+    keys ``jitToken``, ``runnerName``, ``runnerId``, ``scaleSetId``; labels (filtered) and annotations
+    from the runner spec's ``ephemeralRunnerConfigSecretMetadata``."""
     m = meta(er)
+    secret_meta: Obj = {"name": m.get("name", ""), "namespace": m.get("namespace", "")}
+    extra = spec(er).get("ephemeralRunnerConfigSecretMetadata")
+    if isinstance(extra, dict):
+        if extra.get("labels"):
+            secret_meta["labels"] = filter_and_merge_labels(extra.get("labels"), None)
+        if extra.get("annotations"):
+            secret_meta["annotations"] = dict(extra["annotations"])
+    secret_meta["ownerReferences"] = [owner_reference(er)]
     return {
         "apiVersion": "v1",
         "kind": "Secret",
-        "metadata": {
-            "name": m.get("name", ""),
-            "namespace": m.get("namespace", ""),
-            "ownerReferences": [owner_reference(er)],
-        },
+        "metadata": secret_meta,
         "data": {
             SECRET_JIT_TOKEN: _b64(jit_token),
-            SECRET_RUNNER_ID: _b64(str(runner_id)),
             SECRET_RUNNER_NAME: _b64(runner_name),
+            SECRET_RUNNER_ID: _b64(str(runner_id)),
+            SECRET_SCALE_SET_ID: _b64(str(scale_set)),
         },
     }
 
@@ -268,20 +394,42 @@ def secret_runner_name(secret: Mapping[str, Any]) -> str:
         return ""
 
 
-def build_runner_pod(er: Mapping[str, Any], secret_name: str) -> Obj:
-    """The runner Pod of an EphemeralRunner (same name), from its inlined template, owned by it.
+def pod_template_hash(labels: Mapping[str, str], annotations: Mapping[str, str], runner_spec: Any,
+                      secret_data: Any) -> str:
+    """The ``pod-template-hash`` label value: an FNV-1a hash of the pod's labels (without
+    ``runner-template-hash``), annotations, the runner spec and the secret data, safe-encoded.
 
-    Labels and annotations: the runner's, then the template's; the ``runner``
-    container gets the JIT config from the secret (ARC ``newEphemeralRunnerPod``).
+    ARC (``hash.FNVHashStringObjects``) feeds the Go values through a spew
+    printer; this hashes their canonical JSON instead, so the value has the same
+    form and changes with the same inputs, but is not bit-identical to ARC's.
+    """
+    import json
+
+    filtered = {k: v for k, v in labels.items() if k != c.LABEL_RUNNER_TEMPLATE_HASH}
+    text = json.dumps([filtered, dict(annotations), runner_spec, secret_data], sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=False)
+    return safe_encode_string(str(_fnv32a(text.encode())))
+
+
+def build_runner_pod(er: Mapping[str, Any], secret: Mapping[str, Any] | str) -> Obj:
+    """The runner Pod of an EphemeralRunner (ARC ``newEphemeralRunnerPod``): same name, owned by it.
+
+    Labels and annotations: the runner's, then the template's, then
+    ``actions-ephemeral-runner: "True"`` and ``pod-template-hash``. The pod spec
+    is the template's (an unset restartPolicy becomes ``Never``, see below); the ``runner`` container gets the JIT config from
+    the secret, the user agent and ``ACTIONS_RUNNER_RETURN_VERSION_DEPRECATED_EXIT_CODE=1``.
     """
     m = meta(er)
     s = spec(er)
+    secret_obj: Mapping[str, Any] = secret if isinstance(secret, Mapping) else {"metadata": {"name": secret}}
+    secret_name = str(meta(secret_obj).get("name", ""))
     tmeta = s.get("metadata") or {}
+    annotations: dict[str, str] = dict(m.get("annotations") or {})
+    annotations.update(tmeta.get("annotations") or {})
     labels: dict[str, str] = dict(m.get("labels") or {})
     labels.update(tmeta.get("labels") or {})
     labels[c.LABEL_EPHEMERAL_RUNNER] = "True"
-    annotations: dict[str, str] = dict(m.get("annotations") or {})
-    annotations.update(tmeta.get("annotations") or {})
+    labels[c.LABEL_POD_TEMPLATE_HASH] = pod_template_hash(labels, annotations, s, secret_obj.get("data") or {})
     pod_spec: Obj = fast_copy(s.get("spec") or {})
     containers = []
     for container in pod_spec.get("containers") or []:
@@ -294,10 +442,15 @@ def build_runner_pod(er: Mapping[str, Any], secret_name: str) -> Obj:
                 }
             )
             env.append({"name": ENV_EXTRA_USER_AGENT, "value": USER_AGENT})
+            env.append({"name": ENV_DEPRECATED_EXIT_CODE, "value": "1"})
             container = {**container, "env": env}
         containers.append(container)
     pod_spec["containers"] = containers
-    # The gha-runner-scale-set chart's default: an ephemeral runner's pod never restarts its containers.
+    # Divergence from upstream newEphemeralRunnerPod, which copies the template's restartPolicy as it
+    # is: an unset one becomes Never here, the gha-runner-scale-set chart's value. With the server's
+    # default (Always) a runner that exits is restarted in place and never finishes, and the project's
+    # contract example (an ARS written without the chart) relies on runner exits ending the pod. A
+    # template that sets restartPolicy keeps it.
     pod_spec.setdefault("restartPolicy", "Never")
     return {
         "apiVersion": "v1",

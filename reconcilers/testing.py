@@ -18,6 +18,7 @@ from fakeapi.server.apiserver import APIServer
 
 from . import constants as c
 from .bundle import ArcState, bundle
+from .resourcebuilder import listener_name
 from .revision import runner_revision
 
 Obj = dict[str, Any]
@@ -42,7 +43,8 @@ def ars_manifest(
     spec: Obj = {
         "githubConfigUrl": "https://github.com/example/app",
         "githubConfigSecret": "gh",
-        "template": {"spec": {"containers": [runner, *(extra_containers or [])]}},
+        # restartPolicy Never, as the gha-runner-scale-set chart's runner template sets it.
+        "template": {"spec": {"restartPolicy": "Never", "containers": [runner, *(extra_containers or [])]}},
     }
     if min_runners is not None:
         spec["minRunners"] = min_runners
@@ -113,7 +115,9 @@ class ArcCluster:
 
     def listener(self, name: str = "linux") -> Obj | None:
         """The AutoscalingListener of an ARS."""
-        return self.find(c.KIND_AL, f"{name}{c.LISTENER_SUFFIX}", self.state.controller_namespace)
+        ars = self.ars(name)
+        listener = listener_name(ars) if ars is not None else f"{name}{c.LISTENER_SUFFIX}"
+        return self.find(c.KIND_AL, listener, self.state.controller_namespace)
 
     def runners(self, *, alive: bool = False) -> list[Obj]:
         """EphemeralRunners in the namespace (``alive``: not being deleted)."""

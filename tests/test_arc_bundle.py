@@ -207,7 +207,7 @@ def test_invariant_no_listener_while_parked_detects() -> None:
     assert a.listener() is not None
     a.api.patch(c.KIND_ARS, "linux", {"status": {"phase": "Outdated"}}, namespace="ci", subresource="status")
     [v] = _violations(a, "arc.no-listener-while-parked")
-    assert "linux-listener" in v
+    assert "linux-c7dbc689-listener" in v
 
 
 def test_rejected_image_runner_exits_7_right_after_start() -> None:

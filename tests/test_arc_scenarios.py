@@ -370,7 +370,8 @@ def test_legacy_outdated_runner_after_a_spec_update_is_stale() -> None:
     assert a.violations == []
 
 
-def test_registration_grace_holds_the_revision_until_the_runner_registers_or_expires() -> None:
+def test_an_unregistered_runner_does_not_hold_the_revision_back() -> None:
+    """Upstream's cleanUpEphemeralRunners removes every pending runner: no registration grace."""
     a = healthy(min_runners=1)
     # New runners cannot register for now.
     a.api.faults.add({"on": {"service": "actions", "call": "GenerateJitRunnerConfig"},
@@ -380,11 +381,9 @@ def test_registration_grace_holds_the_revision_until_the_runner_registers_or_exp
     unregistered = [r for r in a.runners() if not r.get("status", {}).get("runnerId")]
     assert len(unregistered) == 1
     a.set_image(IMG2)
-    a.host.run_for("30s", max_reconciles=2000, raise_on_budget=False)
-    assert ers_revisions(a) == (1, 0)  # waiting out the grace of the unregistered runner
-    assert unregistered[0]["metadata"]["name"] in names(a.runners())
-    a.host.run_for("40s", max_reconciles=4000, raise_on_budget=False)
-    assert ers_revisions(a) == (1, 1)  # past the grace: the runner was deleted and the revision applied
+    a.host.run_for("1s", max_reconciles=2000, raise_on_budget=False)
+    assert ers_revisions(a) == (1, 1)  # the unregistered runner was deleted and the revision applied
+    assert unregistered[0]["metadata"]["name"] not in names(a.runners())
     a.api.faults.clear()
     a.settle()
     assert a.revisions(a.runners()) == [1, 1]
@@ -491,3 +490,31 @@ def test_the_listener_looks_at_runner_and_pod_writes_only_while_a_job_waits() ->
     a.settle()
     assert len([r for r in a.runners() if has_job(r)]) == 2
     assert a.violations == []
+
+
+def _runner_ids_on_service(a: ArcCluster) -> set[int]:
+    return set(a.state.service.runners)
+
+
+def test_a_runner_marked_outdated_is_removed_from_the_service() -> None:
+    """upstream markAsOutdated: phase Outdated, then RemoveRunner (the service forgets the runner)."""
+    a = healthy(min_runners=1)
+    [runner] = a.runners()
+    rid = runner["status"]["runnerId"]
+    assert rid in _runner_ids_on_service(a)
+    a.host.kubelet.exit("ci", runner["metadata"]["name"], "runner", 7)
+    a.host.run_for("1s", max_reconciles=200, raise_on_budget=False)
+    assert rid not in _runner_ids_on_service(a)
+
+
+def test_a_pod_refused_as_invalid_fails_the_runner_and_removes_it_from_the_service() -> None:
+    """upstream markAsFailed: a pod refused as Invalid -> phase Failed, reason InvalidPod, RemoveRunner."""
+    a = healthy(min_runners=0)
+    a.api.faults.add({"on": {"verb": "create", "kind": "Pod", "actor": "ephemeralrunner"}, "times": "always",
+                      "error": {"code": 422, "reason": "Invalid", "message": "Pod \"x\" is invalid: spec: bad"}})
+    a.patch_ars({"spec": {"minRunners": 1}})
+    a.host.run_for("1s", max_reconciles=200, raise_on_budget=False)
+    failed = [r for r in a.runners() if (r.get("status") or {}).get("reason") == "InvalidPod"]
+    assert failed, [r.get("status") for r in a.runners()]
+    assert failed[0]["status"]["message"].startswith("Failed to create the pod: ")
+    assert failed[0]["status"]["runnerId"] not in _runner_ids_on_service(a)

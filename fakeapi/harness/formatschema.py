@@ -41,8 +41,8 @@ BUNDLE_OP_PATTERN = r"^[a-z][a-z0-9_-]*\.[A-Za-z_][A-Za-z0-9_-]*$"
 TAG_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
 
 #: Keys of a case, in the order the contract lists them.
-CASE_KEYS = ("name", "description", "tags", "bundles", "clock", "seed", "services", "given", "given_settle",
-             "max_repeated_errors", "invariants", "steps", "expect", "robustness")
+CASE_KEYS = ("name", "description", "tags", "bundles", "controllers", "clock", "seed", "services", "given",
+             "given_settle", "max_repeated_errors", "invariants", "steps", "expect", "robustness")
 #: The core operations (besides bundle operations ``<bundle>.<op>``).
 CORE_OPERATIONS = ("create", "apply", "server_side_apply", "update", "patch", "status", "delete", "advance", "crash",
                    "fault", "clear_faults", "kubelet.exit")
@@ -51,7 +51,8 @@ OPERATION_MODIFIERS = ("as", "error")
 #: Operations that are API requests (``as`` and ``error`` apply to them).
 API_OPERATIONS = ("create", "apply", "server_side_apply", "update", "patch", "status", "delete")
 ASSERTIONS = ("object", "absent", "count", "each", "calls")
-MARKERS = ("$absent", "$present", "$regex", "$len", "$gte", "$lte", "$not", "$contains", "$exact")
+MARKERS = ("$absent", "$present", "$regex", "$len", "$gte", "$lte", "$not", "$contains", "$exact", "$capture",
+           "$captured")
 FAULT_VERBS = ("get", "list", "watch", "create", "update", "patch", "delete", "deletecollection", "write", "*")
 FAULT_REASONS = ("NotFound", "Conflict", "AlreadyExists", "Invalid", "Forbidden", "InternalError",
                  "ServerTimeout", "TooManyRequests", "BadRequest", "Unauthorized", "Gone", "Expired",
@@ -313,6 +314,7 @@ def _defs() -> dict[str, Any]:
     })
     return {
         "object": obj,
+        "marker": _marker_def(),
         "target": target,
         "expectObject": expect_object,
         "fault": fault,
@@ -321,6 +323,28 @@ def _defs() -> dict[str, Any]:
         "step": step,
         "settle": settle,
     }
+
+
+def _marker_def() -> dict[str, Any]:
+    """The markers an expectation value may be (a map whose only key starts with ``$``)."""
+    from fakeapi.harness.captures import NAME_PATTERN
+
+    name = {"type": "string", "pattern": NAME_PATTERN}
+    return _closed("marker", {
+        "$absent": {"type": "boolean", "description": "The key is absent or zero."},
+        "$present": {"type": "boolean", "description": "The key is present."},
+        "$regex": {"type": "string", "description": "The value matches this regular expression."},
+        "$len": {"type": "integer", "minimum": 0, "description": "A list, map or string of this length."},
+        "$gte": {"type": ["number", "string"], "description": "At least this number, quantity or time."},
+        "$lte": {"type": ["number", "string"], "description": "At most this number, quantity or time."},
+        "$not": {"description": "Anything that does not match this value."},
+        "$contains": {"type": ["array", "string"], "description": "These items in any order (or a substring)."},
+        "$exact": {"description": "This value, without partial matching below here."},
+        "$capture": {**name, "description": "The value must be present; it is remembered under this name for the "
+                                            "rest of the case (only in `object` and `each.match`)."},
+        "$captured": {**name, "description": "Equals the value remembered under this name; "
+                                             "{$not: {$captured: NAME}} says it changed."},
+    }, description="A marker: a map whose only key starts with $.", minProperties=1, maxProperties=1)
 
 
 def build_schema(*, bundles: bool = False) -> dict[str, Any]:
@@ -340,6 +364,9 @@ def build_schema(*, bundles: bool = False) -> dict[str, Any]:
                      "description": "Each becomes a pytest marker."},
             "bundles": {"type": "array", "items": {"type": "string"},
                         "description": "Controllers and simulators to host (default: the API server alone)."},
+            "controllers": {"type": "array", "items": {"type": "string", "minLength": 1},
+                            "description": "Run only these of the bundles' controllers (default: all of them); "
+                                           "the bundles' simulators still run."},
             "clock": {"type": "string", "pattern": TIME_PATTERN, FORMAT_KEY: "time",
                       "description": "Start of virtual time (default 2026-01-01T00:00:00Z)."},
             "seed": {"type": "integer", "description": "Seeds generated names and queue tie-breaks."},

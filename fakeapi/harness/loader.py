@@ -29,6 +29,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from fakeapi.harness import formatschema as fs
 from fakeapi.harness.bundles import Bundle, available_bundles, get_bundle
+from fakeapi.harness.captures import case_capture_problems
+from fakeapi.harness.selection import controller_selection_problems
 from fakeapi.harness.suggest import did_you_mean  # (re-exported: it lived here)
 
 #: A JSON path inside one case: keys and list indexes.
@@ -714,6 +716,7 @@ def _marker_problems(value: Any, path: JsonPath, out: list[tuple[JsonPath, bool,
                 _marker_problems(v, sub, out)
         elif k == "$not":
             _marker_problems(v, sub, out)
+        # $capture / $captured names and placement: captures.case_capture_problems
 
 
 @dataclass
@@ -953,6 +956,8 @@ def check_case(data: dict[str, Any]) -> list[tuple[JsonPath, bool, str]]:
             _check_assertion(ctx, a, ("steps", si, "expect", ai))
     for ai, a in enumerate(data.get("expect") or []):
         _check_assertion(ctx, a, ("expect", ai))
+    out.extend(case_capture_problems(data))
+    out.extend(controller_selection_problems(data, hosted, controllers))
     return out
 
 

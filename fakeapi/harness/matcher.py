@@ -11,7 +11,8 @@ The rules are docs/FIXTURES.md "Matching rules":
   match by key in any order, extra actual items allowed; other lists must
   have the same length and order, each element matching partially;
 - markers (a map whose keys all start with ``$``): ``$absent``, ``$present``,
-  ``$regex``, ``$len``, ``$gte``, ``$lte``, ``$not``, ``$contains``, ``$exact``.
+  ``$regex``, ``$len``, ``$gte``, ``$lte``, ``$not``, ``$contains``, ``$exact``,
+  ``$capture`` and ``$captured`` (see :mod:`fakeapi.harness.captures`).
   ``$exact`` turns partial matching off below it (no extra map keys, no
   extra items in keyed lists; values still compare semantically, and
   markers inside it still apply).
@@ -36,6 +37,8 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
+from fakeapi.harness.captures import Captures, capture_marker, uncaptured
+
 JsonPath = tuple[str | int, ...]
 
 
@@ -59,7 +62,8 @@ class _Absent:
 #: The actual value of a missing key.
 ABSENT: Any = _Absent()
 
-MARKERS = ("$absent", "$present", "$regex", "$len", "$gte", "$lte", "$not", "$contains", "$exact")
+MARKERS = ("$absent", "$present", "$regex", "$len", "$gte", "$lte", "$not", "$contains", "$exact", "$capture",
+           "$captured")
 
 #: Maps an expectation sub-path to ``(file, line)``.
 Locator = Callable[[JsonPath], tuple[str, int | None]]
@@ -277,11 +281,14 @@ def _text(v: Any) -> str:
 
 
 class _Matcher:
-    def __init__(self, locate: Locator, subject: str, strict: bool = False) -> None:
+    def __init__(self, locate: Locator, subject: str, strict: bool = False,
+                 captures: Captures | None = None) -> None:
         self.locate = locate
         self.subject = subject
         #: Inside ``$exact``: no extra keys in maps, no extra items in keyed lists.
         self.strict = strict
+        #: Values remembered by ``$capture`` (read by ``$captured``); None: no case to remember them in.
+        self.captures = captures
         self.out: list[Mismatch] = []
 
     def fail(self, jp: str, sp: JsonPath, expected: Any, actual: Any, message: str = "") -> None:
@@ -371,7 +378,7 @@ class _Matcher:
     def sub(self, exp: Any, act: Any, shape: Shape, parent: Shape | None = None, key: str | None = None
             ) -> list[Mismatch]:
         """Mismatches of a nested match (not added to this matcher's)."""
-        m = _Matcher(self.locate, self.subject, self.strict)
+        m = _Matcher(self.locate, self.subject, self.strict, self.captures.trial() if self.captures else None)
         m.value(exp, act, shape, "", (), parent, key)
         return m.out
 
@@ -401,14 +408,21 @@ class _Matcher:
                 if not ok:
                     self.fail(jp, msp, exp, act, f"expected {'>=' if name == '$gte' else '<='} {_text(arg)}")
             elif name == "$not":
-                if not self.sub(arg, act, shape, parent, key):
+                missing = uncaptured(arg, self.captures)
+                if missing:
+                    self.fail(jp, msp, exp, act, missing)
+                elif not self.sub(arg, act, shape, parent, key):
                     self.fail(jp, msp, exp, act, f"expected anything but {_text(arg) if not isinstance(arg, (dict, list)) else 'that'}")
             elif name == "$contains":
                 self.contains(exp, arg, act, shape, jp, msp)
             elif name == "$exact":
-                exact = _Matcher(self.locate, self.subject, strict=True)
+                exact = _Matcher(self.locate, self.subject, strict=True, captures=self.captures)
                 exact.value(arg, act, shape, jp, msp, parent, key)
                 self.out.extend(exact.out)
+            elif name in ("$capture", "$captured"):
+                message = capture_marker(name, arg, None if not present else act, shape.equal, self.captures)
+                if message:
+                    self.fail(jp, msp, exp, act, message)
             else:
                 raise ValueError(f"unknown marker {name!r}")
 
@@ -481,20 +495,21 @@ def _compare(act: Any, ref: Any) -> int | None:
 
 
 def match(expected: Any, actual: Any, *, shape: Shape | None = None, path: str = "",
-          locate: Locator | None = None, subject: str = "") -> list[Mismatch]:
+          locate: Locator | None = None, subject: str = "", captures: Captures | None = None) -> list[Mismatch]:
     """Every mismatch of ``expected`` (partial, with markers) against ``actual`` (ABSENT when missing).
 
     ``path`` prefixes the reported JSON paths; ``locate`` maps sub-paths of
-    ``expected`` to fixture lines; ``subject`` names the object.
+    ``expected`` to fixture lines; ``subject`` names the object; ``captures``
+    holds the values ``$capture`` remembers and ``$captured`` compares with.
     """
-    m = _Matcher(locate or _no_location, subject)
+    m = _Matcher(locate or _no_location, subject, captures=captures)
     m.value(expected, actual, shape or UNTYPED, path, ())
     return m.out
 
 
-def matches(expected: Any, actual: Any, shape: Shape | None = None) -> bool:
-    """True when ``actual`` matches ``expected`` (see :func:`match`)."""
-    return not match(expected, actual, shape=shape)
+def matches(expected: Any, actual: Any, shape: Shape | None = None, captures: Captures | None = None) -> bool:
+    """True when ``actual`` matches ``expected`` (see :func:`match`); ``captures`` are only read."""
+    return not match(expected, actual, shape=shape, captures=captures.trial() if captures else None)
 
 
 def is_zero(value: Any) -> bool:

@@ -34,9 +34,11 @@ from datetime import timedelta
 from typing import Any
 
 from fakeapi.harness.bundles import Bundle, OpContext, get_bundle
+from fakeapi.harness.captures import Captures, contains_capture
 from fakeapi.harness.loader import Case, JsonPath, dotted
 from fakeapi.harness.matcher import Mismatch, kind_shape, match, problem
 from fakeapi.harness.names import kind_hint
+from fakeapi.harness.selection import select_controllers
 from fakeapi.harness.settle import DEFAULT_MAX_REPEATED_ERRORS, RepeatedError, RepeatedErrorWatch, run_settle
 from fakeapi.harness.targets import StateReader, TargetError, describe, object_id, resolve
 from fakeapi.machinery.errors import ApiError
@@ -169,6 +171,8 @@ class CaseRun:
         self._phase_seen = 0  # trace calls already scanned for phase changes
         self._phases: dict[tuple[str, str, str], str] = {}
         self._settle_false = False
+        #: Values remembered by ``$capture`` for the rest of the run.
+        self.captures = Captures()
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -244,6 +248,7 @@ class CaseRun:
                 raise _Abort
             self.bundles[name] = bundle
             self.states[name] = bundle.install(host, fast_copy(services.get(name) or {}))
+        self._select_controllers()
         self._hook_invariants()
         limit = self.max_repeated_errors
         if limit is None:
@@ -315,6 +320,16 @@ class CaseRun:
             return call
 
         trace.record_call = record_call
+
+    def _select_controllers(self) -> None:
+        """``controllers:``: only the named controllers of the bundles run (:mod:`fakeapi.harness.selection`)."""
+        if "controllers" not in self.case.data:
+            return
+        missing = select_controllers(self.host, self.case.data.get("controllers") or [])
+        if missing:
+            self.fail("setup", ("controllers",), "unknown controller " + ", ".join(f"`{n}`" for n in missing)
+                      + " (hosted: " + (", ".join(self.host.controllers) or "none") + ")")
+            raise _Abort
 
     # -- invariants ----------------------------------------------------------------------------
 
@@ -444,7 +459,8 @@ class CaseRun:
                           + (f": {hint}" if hint else ""))
                 self.result.aborted = f"`{name}` at {self.case.file}:{self.case.line_of(path, key=True)} failed"
                 raise _Abort from None
-            for m in match(expected_error, e.status, locate=self.locator((*path, "error")), path="error"):
+            for m in match(expected_error, e.status, locate=self.locator((*path, "error")), path="error",
+                           captures=self.captures):
                 self.result.failures.append(Failure(phase, m))
             return
         except (TargetError, ValueError, KeyError) as e:
@@ -470,7 +486,7 @@ class CaseRun:
 
     def _resolve(self, target: dict[str, Any], default_pick: str | int = "one", copy: bool = True) -> list[Obj]:
         assert self.reader is not None
-        return resolve(self.reader, target, default_pick=default_pick, copy=copy)
+        return resolve(self.reader, target, default_pick=default_pick, copy=copy, captures=self.captures)
 
     def _dispatch(self, name: str, arg: Any, actor: str, path: JsonPath) -> None:
         api = self.api
@@ -595,7 +611,8 @@ class CaseRun:
         if actual is None:
             self.fail(phase, path, f"{subject} does not exist")
             return
-        for m in match(exp, actual, shape=kind_shape(k), locate=self.locator(path), subject=subject):
+        for m in match(exp, actual, shape=kind_shape(k), locate=self.locator(path), subject=subject,
+                       captures=self.captures):
             self.result.failures.append(Failure(phase, m))
 
     def _expect_absent(self, target: Obj, path: JsonPath, phase: str) -> None:
@@ -621,9 +638,14 @@ class CaseRun:
         assert self.reader is not None
         k = self.reader.require_kind(str(arg["kind"]), arg.get("apiVersion"))
         shape = kind_shape(k)
+        if len(found) > 1 and contains_capture(arg["match"]):
+            names = ", ".join(object_id(o) for o in found[:10])
+            self.fail(phase, path, f"`$capture` needs exactly one {describe(arg)}, found {len(found)}: {names} "
+                                   "(narrow the target, or add pick: one, oldest, newest or an index)")
+            return
         for obj in found:
             for m in match(arg["match"], obj, shape=shape, locate=self.locator((*path, "match")),
-                           subject=object_id(obj)):
+                           subject=object_id(obj), captures=self.captures):
                 self.result.failures.append(Failure(phase, m))
 
     def _expect_calls(self, arg: Obj, path: JsonPath, phase: str, step_mark: int) -> None:

@@ -119,8 +119,11 @@ def object_id(obj: Obj) -> str:
 
 
 def resolve(reader: StateReader, target: dict[str, Any], *, default_pick: str | int = "one",
-            copy: bool = True) -> list[Obj]:
-    """The objects a target names, after ``pick``; :class:`TargetError` when ``pick: one`` is not met."""
+            copy: bool = True, captures: Any = None) -> list[Obj]:
+    """The objects a target names, after ``pick``; :class:`TargetError` when ``pick: one`` is not met.
+
+    ``captures`` (a :class:`~fakeapi.harness.captures.Captures`) serves ``$captured`` in ``where``.
+    """
     k = reader.require_kind(str(target.get("kind", "")), target.get("apiVersion"))
     selector = target.get("selector")
     sel = parse_selector(selector) if selector is not None else None
@@ -139,7 +142,13 @@ def resolve(reader: StateReader, target: dict[str, Any], *, default_pick: str | 
     where = target.get("where")
     if where is not None:
         shape = kind_shape(k)
-        found = [o for o in found if matches(where, o, shape)]
+        if captures is not None:
+            from fakeapi.harness.captures import uncaptured
+
+            missing = uncaptured(where, captures)
+            if missing:
+                raise TargetError(f"where: {missing}")
+        found = [o for o in found if matches(where, o, shape, captures)]
     pick = target.get("pick", default_pick)
     if pick == "all":
         return found

@@ -115,11 +115,12 @@ class Kubelet:
 
     name = "kubelet"
 
-    def __init__(self, api: Any, *, start_delay: timedelta = timedelta(0)) -> None:
+    def __init__(self, api: Any, *, start_delay: timedelta | None = timedelta(0)) -> None:
         self.api = api
         self.clock: Clock = api.clock
-        #: Time from a pod's creation to Running.
-        self.start_delay = start_delay
+        #: Time from a pod's creation to Running; None: pods are never started (they are still bound and
+        #: their deletions confirmed), like a test API server with no kubelet running containers.
+        self.start_delay: timedelta | None = start_delay
         #: Called with the pod (the stored snapshot the status write made: read-only) right after it is Running.
         self.on_started: list[Callable[[Obj], None]] = []
         #: (namespace, name) of every pod this kubelet started, in order.
@@ -205,7 +206,7 @@ class Kubelet:
         self._sync()
         if self._deleting or self._unbound:
             return self.clock.now()
-        if not self._seen:
+        if not self._seen or self.start_delay is None:
             return None
         first_seen, _ = next(iter(self._seen.values()))
         return first_seen + self.start_delay
@@ -224,6 +225,8 @@ class Kubelet:
         for key in sorted(self._deleting):
             self._deleting.discard(key)
             did = self._delete(key) or did
+        if self.start_delay is None:
+            return did
         now = self.clock.now()
         due = []
         for k, (t, _) in self._seen.items():
