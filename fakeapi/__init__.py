@@ -91,7 +91,16 @@ def _serve_over_http(*args: Any, **options: Any) -> Any:
     return serve(*args, **options)
 
 
+def _served_cluster(*args: Any, **options: Any) -> Any:
+    """The controllers and node of ``serve(..., cluster=True)`` (:class:`fakeapi.host.cluster.ServedCluster`),
+    registered here because :mod:`fakeapi.http` may not import :mod:`fakeapi.host`; imported on first use."""
+    from fakeapi.host.cluster import ServedCluster
+
+    return ServedCluster(*args, **options)
+
+
 if "fakeapi.http" not in sys.modules:
     _hooks.register_http(_serve_over_http)
+_hooks.register_cluster(_served_cluster)
 
 warn_if_stale()  # (an edited source whose compiled extension still runs: see setup.py)

@@ -2,7 +2,7 @@
 
 ::
 
-    fakeapi serve [--host H] [--port N] [--token T] [--kubeconfig PATH] [FILES_OR_DIRS...]
+    fakeapi serve [--host H] [--port N] [--token T] [--kubeconfig PATH] [--tls] [--no-controllers] [FILES_OR_DIRS...]
 
 Loads every document of the given YAML (or JSON) files, and of the ``*.yaml``,
 ``*.yml`` and ``*.json`` files of given directories: CustomResourceDefinitions
@@ -12,6 +12,10 @@ is created). Then prints the URL, writes a kubeconfig (to ``--kubeconfig``,
 else into a temporary directory) and serves until interrupted (Ctrl-C or
 SIGTERM). The server's clock follows wall time (``--virtual-clock`` keeps the
 fixed virtual clock of an in-process server).
+
+The served process is a cluster: the garbage collector, the namespace
+controller, a kubelet with its Node and the namespace bootstrap run beside the
+API (``--no-controllers`` serves the bare API server). ``--tls`` serves HTTPS.
 
 Access: it listens on loopback by default. ``--token`` makes every request
 carry ``Authorization: Bearer TOKEN`` (else 401); the kubeconfig written
@@ -65,6 +69,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--virtual-clock", action="store_true",
                         help="keep the server's virtual clock (fixed at its start) instead of following wall time")
     parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
+    parser.add_argument("--tls", action="store_true",
+                        help="serve HTTPS with a CA made at start (the kubeconfig trusts it and has a client certificate)")
+    parser.add_argument("--no-controllers", action="store_true",
+                        help="serve a bare API server: no garbage collector, namespace controller or kubelet")
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -243,8 +251,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"fakeapi serve: loading failed: {e.code} {e.reason}: {e.message}", file=sys.stderr)
         return 1
     stop = threading.Event()
-    if not virtual:
-        follow_wall_clock(api, stop)
+    bare = getattr(args, "no_controllers", False)
+    if not virtual and bare:
+        follow_wall_clock(api, stop)  # (a served cluster's loop follows wall time itself)
     housekeeping(api, stop)  # (issue 24: bounded memory, however long it serves)
 
     def on_signal(signum: int, frame: Any) -> None:
@@ -253,7 +262,8 @@ def run(args: argparse.Namespace) -> int:
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         with serve(api, args.host, args.port, kubeconfig_path=args.kubeconfig, verbose=args.verbose,
-                   token=getattr(args, "token", None), allowed_hosts=tuple(getattr(args, "allow_host", ()))) as ep:
+                   token=getattr(args, "token", None), allowed_hosts=tuple(getattr(args, "allow_host", ())),
+                   tls=getattr(args, "tls", False), cluster=not bare, wall_clock=not virtual) as ep:
             print(f"fakeapi: serving {ep.url}", flush=True)
             print(f"fakeapi: kubeconfig {ep.kubeconfig_path}  (export KUBECONFIG={ep.kubeconfig_path})", flush=True)
             print(f"fakeapi: loaded {n_crds} CRD(s) and {n_objects} object(s); Ctrl-C to stop", flush=True)

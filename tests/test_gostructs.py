@@ -186,7 +186,7 @@ def test_the_arc_data_rebuilds_from_its_own_records() -> None:
 
 def test_the_data_files_record_their_upstream_revisions() -> None:
     k8s = {s["module"]: s for s in _k8s_data()["sources"]}
-    assert set(k8s) == {"k8s.io/api", "k8s.io/apimachinery", "k8s.io/apiextensions-apiserver"}
+    assert set(k8s) == {"k8s.io/api", "k8s.io/apimachinery", "k8s.io/apiextensions-apiserver", "k8s.io/kube-aggregator"}
     for s in k8s.values():
         assert len(s["commit"]) == 40 and s["date"]
     arc = gostructs.load(ARC_DATA)
@@ -250,6 +250,7 @@ class _Walker:
         definition = gostructs.definition_name(name)
         if definition is not None and definition in openapi.definitions():
             props = openapi.definitions()[definition].get("properties") or {}
+            props = {p for p in props if (name, p) not in SCHEMA_ONLY_FIELDS}
             assert set(props) == set(t.fields), name  # the served schema and the Go struct agree
             self.schema_checked += 1
 
@@ -282,6 +283,11 @@ class _Walker:
             else:
                 assert rec["kind"] == "struct", where
                 self.struct(t, expr)
+
+
+#: Fields the served v1.37.0 schemas have and k8s.io/api at the recorded commit has not (added to the
+#: release after that commit): a Go client drops them, and so does fakeapi.
+SCHEMA_ONLY_FIELDS = {("k8s.io/api/core/v1.NodeSystemInfo", "runningInUserNamespace")}
 
 
 def _map_value(expr: str) -> str:

@@ -244,9 +244,10 @@ def test_body_media_types(served: tuple[APIServer, Endpoint]) -> None:
     code, _, out = call(ep, "POST", CM_PATH, raw=doc, headers={"Content-Type": "application/yaml"})
     assert code == 201 and out["data"] == {"k": "v"}
     assert out["metadata"]["annotations"] == {"at": "2024-01-02T03:04:05Z"}  # a string, as YAML-to-JSON gives
-    code, _, out = call(ep, "POST", CM_PATH, raw=b"\x0a\x02", headers={"Content-Type": "application/vnd.kubernetes.protobuf"})
+    code, _, out = call(ep, "POST", CM_PATH, raw=b"\x0a\x02", headers={"Content-Type": "application/cbor"})
     assert_status(out, 415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted "
-                                                    "media types include: application/json, application/yaml")
+                                                    "media types include: application/json, application/yaml, "
+                                                    "application/vnd.kubernetes.protobuf")
 
 
 def test_malformed_requests_get_a_status_body(served: tuple[APIServer, Endpoint]) -> None:

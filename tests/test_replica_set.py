@@ -430,8 +430,8 @@ def test_listed_and_served_under_apps() -> None:
     assert by_name["replicasets"]["shortNames"] == ["rs"] and by_name["replicasets"]["kind"] == "ReplicaSet"
     assert by_name["replicasets/status"]["verbs"] == ["get", "patch", "update"]
     assert [r["name"] for r in resources["resources"]] == [
-        "daemonsets", "daemonsets/status", "deployments", "deployments/status", "replicasets", "replicasets/status",
-        "statefulsets", "statefulsets/status"]
+        "daemonsets", "daemonsets/status", "deployments", "deployments/scale", "deployments/status", "replicasets",
+        "replicasets/scale", "replicasets/status", "statefulsets", "statefulsets/scale", "statefulsets/status"]
 
 
 def test_a_selector_expression_is_validated() -> None:

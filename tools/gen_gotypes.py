@@ -65,17 +65,21 @@ BUILTIN_TYPES = frozenset({
 #: The packages each kind of data file is generated from (module-relative directories).
 K8S_PACKAGES = {
     "k8s.io/api": ["core/v1", "apps/v1", "batch/v1", "coordination/v1", "networking/v1", "policy/v1",
-                   "rbac/v1", "autoscaling/v1", "scheduling/v1alpha3"],
+                   "rbac/v1", "autoscaling/v1", "scheduling/v1alpha3", "certificates/v1", "storage/v1"],
     "k8s.io/apimachinery": ["pkg/apis/meta/v1", "pkg/api/resource", "pkg/util/intstr", "pkg/runtime",
                             "pkg/types"],
     "k8s.io/apiextensions-apiserver": ["pkg/apis/apiextensions/v1"],
+    "k8s.io/kube-aggregator": ["pkg/apis/apiregistration/v1"],
 }
 
 #: The Go types of the built-in kinds fakeapi serves (their closure is what the data file holds).
 K8S_ROOTS = [
     "k8s.io/api/core/v1." + k
     for k in ("Namespace", "Pod", "Secret", "ConfigMap", "PersistentVolumeClaim", "Service", "ServiceAccount",
-              "Event", "PodTemplateSpec")
+              "Event", "PodTemplateSpec", "ReplicationController", "Node")
+] + [
+    "k8s.io/api/certificates/v1.CertificateSigningRequest", "k8s.io/api/storage/v1.CSIStorageCapacity",
+    "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1.APIService",
 ] + [
     "k8s.io/api/rbac/v1.Role", "k8s.io/api/rbac/v1.RoleBinding", "k8s.io/api/rbac/v1.ClusterRole",
     "k8s.io/api/rbac/v1.ClusterRoleBinding", "k8s.io/api/coordination/v1.Lease",

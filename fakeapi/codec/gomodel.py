@@ -506,6 +506,28 @@ def _conv_string(v: Any) -> Any:
     return v
 
 
+def _conv_bytes(v: Any) -> Any:
+    """A ``[]byte`` value: base64 text as Go re-encodes it once decoded (``\\r``/``\\n`` dropped, canonical)."""
+    if type(v) is not str:
+        raise _bad(v, "[]uint8")
+    if "\n" in v or "\r" in v:
+        import base64
+        import binascii
+
+        try:
+            return base64.b64encode(base64.b64decode(v.replace("\r", "").replace("\n", ""), validate=True)).decode()
+        except (binascii.Error, ValueError) as e:
+            raise GoDecodeError(f"illegal base64 data: {e}") from e
+    return v
+
+
+def _bytes_encoder(omit: bool) -> Callable[[Any], Any]:
+    """The encoder of a ``[]byte`` field or element (null: omitted with omitempty, else null)."""
+    if omit:
+        return lambda v: _OMIT if v is None or v == "" else _conv_bytes(v)
+    return lambda v: None if v is None else _conv_bytes(v)
+
+
 def _conv_int(v: Any) -> Any:
     tv = type(v)
     if tv is int:
@@ -569,7 +591,7 @@ def _compile(t: GoType) -> dict[str, Callable[[Any], Any]]:
     for name, f in t.fields.items():
         plan[name] = _field_encoder(f)
     t._scalars = {n: (_EXACT_TYPE[f.type.kind], f.omitempty) for n, f in t.fields.items()
-                  if f.type.kind in _EXACT_TYPE and not f.pointer}
+                  if f.type.kind in _EXACT_TYPE and not f.pointer and f.type.name != "[]byte"}
     return plan
 
 
@@ -617,7 +639,7 @@ def _compile_inplace(t: GoType) -> dict[str, tuple[Any, ...]]:
                 entry = (_IP_STRUCT_POINTER, ft)
             else:
                 entry = (_IP_CALL, _field_encoder(f, True))
-        elif k == "string" and f.omitempty:
+        elif k == "string" and f.omitempty and ft.name != "[]byte":
             entry = (_IP_STRING_OMITEMPTY,)
         elif k == "struct" and not f.omitzero:
             entry = (_IP_STRUCT_VALUE, ft)
@@ -668,6 +690,8 @@ def _keep(v: Any) -> Any:
 def _elem_encoder(t: GoType, inplace: bool = False) -> Callable[[Any], Any]:
     """Encoder for a slice element or map value (a Go value; null decodes to the zero value)."""
     k = t.kind
+    if t.name == "[]byte":
+        return _bytes_encoder(False)
     if k == "struct":
         conv_struct = _conv_struct_inplace if inplace else _conv_struct
 
@@ -791,7 +815,7 @@ def _container_encoder(t: GoType, inplace: bool = False) -> Callable[[Any], Any]
             cell.append(e)
         return cell[0]
 
-    simple = elem.kind in ("string",)
+    simple = elem.kind == "string" and elem.name != "[]byte"
     if inplace:
         return _inplace_container_encoder(t.kind, simple, get,
                                           elem if elem.kind == "struct" and not t.elem_pointer else None)
@@ -879,6 +903,8 @@ def _field_encoder(f: GoField, inplace: bool = False) -> Callable[[Any], Any]:
     t = f.type
     k = t.kind
     omit = f.omitempty
+    if t.name == "[]byte":
+        return _bytes_encoder(omit)
     conv_struct = _conv_struct_inplace if inplace else _conv_struct
     if f.pointer:
         nil: Any = _OMIT if omit else None

@@ -190,12 +190,13 @@ _DEFINITION_PREFIXES = (
     ("io.k8s.apiextensions-apiserver.", "k8s.io/apiextensions-apiserver/"),
     ("io.k8s.apimachinery.", "k8s.io/apimachinery/"),
     ("io.k8s.api.", "k8s.io/api/"),
+    ("io.k8s.kube-aggregator.", "k8s.io/kube-aggregator/"),
 )
 
 
 def go_name(definition: str) -> str | None:
     """The Go type an OpenAPI definition name stands for (``io.k8s.api.core.v1.Pod`` ->
-    ``k8s.io/api/core/v1.Pod``); None for a name outside the three modules."""
+    ``k8s.io/api/core/v1.Pod``); None for a name outside the four modules."""
     for pre, module in _DEFINITION_PREFIXES:
         if definition.startswith(pre):
             pkg, _, short = definition[len(pre):].rpartition(".")

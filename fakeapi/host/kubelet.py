@@ -24,11 +24,19 @@ What it models (docs/HOST.md "The kubelet"):
   deleted with grace period 0 and a UID precondition, as the kubelet's status
   manager confirms a graceful deletion (the server keeps pods that have a
   ``spec.nodeName`` until then). Containers are taken to stop at once: the
-  grace period is not waited out and no terminated state is written first.
+  grace period is not waited out. With :attr:`Kubelet.stop_before_delete` (a served
+  cluster sets it) the stop is written first, as a kubelet reports it: every
+  container terminated (exit 0, ``Completed``), ``Ready`` and ``ContainersReady``
+  false, phase ``Succeeded`` (a pod being deleted reaches a terminal phase); by
+  default no terminated state is written.
 
 * **Schedule.** A pod without ``spec.nodeName`` is bound to :attr:`Kubelet.node_name`
   through the ``pods/binding`` subresource (actor ``default-scheduler``) as soon as
   the kubelet sees it, so deletions of started pods are graceful as on a real node.
+
+* **Logs.** :meth:`Kubelet.write_log` records a line a container wrote (a simulator's
+  runner writes one per job); :meth:`Kubelet.read_log` gives them back with their times
+  (what ``pods/log`` serves). A pod's logs go when the pod is deleted.
 
 Not modelled: init containers, probes, images, pod IPs.
 """
@@ -126,6 +134,10 @@ class Kubelet:
         self._unbound: set[Key] = set()
         #: The node every pod is bound to.
         self.node_name = "fakeapi-node"
+        #: Write the containers' stop (terminated, not ready) before confirming a deletion.
+        self.stop_before_delete = False
+        #: What each container wrote: (namespace, pod, container) -> [(time, line)].
+        self.logs: dict[tuple[str, str, str], list[tuple[datetime, str]]] = {}
         self._watch: Any = None
         self._rv = -1
         self._sync()  # list and watch pods from the start, as a node does when it registers
@@ -155,6 +167,8 @@ class Kubelet:
                 self._deleting.discard(key)
                 self._unbound.discard(key)
                 self._started.discard(meta.get("uid", ""))
+                for log_key in [k for k in self.logs if k[:2] == key]:
+                    del self.logs[log_key]
             elif ev.type == "ERROR":
                 self._watch = None  # list again next time
                 self._rv = -1
@@ -232,6 +246,25 @@ class Kubelet:
         pod = self._pods.get(key)
         if pod is None:
             return False
+        status = pod.get("status") or {}
+        if self.stop_before_delete and status.get("containerStatuses") and status.get("phase") not in TERMINAL_PHASES:
+            ts = self.clock.timestamp()
+            stopped = fast_copy(status)
+            for st in stopped["containerStatuses"]:
+                started = ((st.get("state") or {}).get("running") or {}).get("startedAt") or ts
+                st["state"] = {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": started,
+                                              "finishedAt": ts}}
+                st["ready"] = False
+                st["started"] = False
+            conditions = list(stopped.get("conditions") or [])
+            for ctype in READY_CONDITIONS[2:]:
+                _set_condition(conditions, ctype, "False", ts, "PodCompleted")
+            stopped["conditions"] = conditions
+            stopped["phase"] = "Succeeded"
+            try:
+                pod = self._write_status(key, status, stopped)
+            except errors.ApiError:
+                return False
         try:
             self.api.delete("Pod", key[1], key[0], grace_period_seconds=0,
                             preconditions={"uid": pod["metadata"].get("uid")}, actor=self.name, shared=True)
@@ -290,6 +323,16 @@ class Kubelet:
         out: Obj = self.api.patch("Pod", key[1], body, namespace=key[0], patch_type="strategic",
                                   subresource="status", actor=self.name, shared=shared, go_encoded=True)
         return out
+
+    def write_log(self, namespace: str, name: str, container: str, text: str) -> None:
+        """Record that ``container`` of the pod wrote ``text`` (one entry per line), at the clock's time."""
+        now = self.clock.now()
+        entries = self.logs.setdefault((namespace, name, container), [])
+        entries.extend((now, line) for line in text.splitlines())
+
+    def read_log(self, namespace: str, name: str, container: str) -> list[tuple[datetime, str]]:
+        """The lines ``container`` of the pod wrote, with their times, oldest first."""
+        return list(self.logs.get((namespace, name, container), ()))
 
     def exit(self, namespace: str, name: str, container: str, code: int) -> Obj:
         """End ``container`` of the pod with exit ``code``; returns the pod after the status write.

@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from fakeapi.http import subresources
 from fakeapi.registry.kinds import Kind, KindRegistry
 from fakeapi.registry.verbs import serves_deletecollection  # (issue 24: namespaces have none)
 
@@ -77,7 +78,7 @@ def api_versions(server_address: str) -> dict[str, Any]:
 
 
 def _group_versions(kinds: list[Kind]) -> dict[str, list[str]]:
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, list[str]] = {g: list(vs) for g, vs in subresources.review_groups().items()}
     for k in kinds:
         if not k.group:
             continue
@@ -131,7 +132,8 @@ def api_resource_list(registry: KindRegistry, group: str, version: str) -> dict[
     (``pods/status``, ``namespaces/finalize``) with their own verbs.
     """
     kinds = [k for k in registry.all() if k.group == group and k.version == version]
-    if not kinds and group:
+    reviews = subresources.review_resources(group, version)
+    if not kinds and not reviews and group:
         return None
     resources: list[dict[str, Any]] = []
     for k in sorted(kinds, key=lambda k: k.plural):
@@ -143,10 +145,13 @@ def api_resource_list(registry: KindRegistry, group: str, version: str) -> dict[
         if categories:
             main["categories"] = list(categories)
         resources.append(main)
+        subs = subresources.subresource_entries(k)
         if k.builtin and k.kind == "Namespace" and not k.group:
-            resources.append(_resource(k, f"{k.plural}/finalize", ["update"], singular=""))
+            subs.append(_resource(k, f"{k.plural}/finalize", ["update"], singular=""))
         if k.status_subresource:
-            resources.append(_resource(k, f"{k.plural}/status", STATUS_VERBS, singular=""))
+            subs.append(_resource(k, f"{k.plural}/status", STATUS_VERBS, singular=""))
+        resources.extend(sorted(subs, key=lambda r: r["name"]))  # (by name, as kube-apiserver lists them)
+    resources.extend(reviews)
     return {
         "kind": "APIResourceList",
         "apiVersion": "v1",

@@ -10,8 +10,11 @@ lets the server validate. Without the document it refuses to send anything
 
 So each group/version document lists, per served kind, the object path with
 its PATCH (and PUT, GET, DELETE) operation, those query parameters and the
-patch media types. Schemas (``components``) are not served: ``kubectl
-explain`` and client-side schema validation are not supported.
+patch media types, and ``components.schemas`` holds the schemas of its kinds
+and every definition they reach (:mod:`fakeapi.http.openapi_schemas`), so
+``kubectl explain`` works, custom kinds included. ``/openapi/v2`` is the
+Swagger 2.0 document of every kind, as JSON (a client asking only for the
+protobuf form is answered 406, as a server without it would).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import json
 from typing import Any
 
 from fakeapi.http.discovery import kubernetes_version
+from fakeapi.http.openapi_schemas import schemas_for
 from fakeapi.registry.kinds import Kind, KindRegistry
 
 _QUERY = ("dryRun", "fieldManager", "fieldValidation", "pretty")
@@ -47,11 +51,30 @@ def _operation(kind: Kind, verb: str, media: list[str] | None = None) -> dict[st
     return op
 
 
-def group_version_document(registry: KindRegistry, group: str, version: str) -> dict[str, Any] | None:
-    """The OpenAPI v3 document of one group/version (paths only), or None when it is not served."""
+def group_version_document(registry: KindRegistry, group: str, version: str, *,
+                           schemas: bool = True) -> dict[str, Any] | None:
+    """The OpenAPI v3 document of one group/version, or None when it is not served."""
     kinds = [k for k in registry.all() if k.group == group and k.version == version]
     if not kinds:
         return None
+    doc = _paths_document(kinds, group, version)
+    if schemas:
+        doc["components"] = {"schemas": schemas_for(kinds, "#/components/schemas/")}
+    return doc
+
+
+def v2_document(registry: KindRegistry) -> dict[str, Any]:
+    """``/openapi/v2``: every served path and the definitions of every kind (Swagger 2.0)."""
+    kinds = registry.all()
+    paths: dict[str, Any] = {}
+    for gv in sorted({(k.group, k.version) for k in kinds}):
+        paths.update(_paths_document([k for k in kinds if (k.group, k.version) == gv], *gv)["paths"])
+    major, minor, patch = kubernetes_version()
+    return {"swagger": "2.0", "info": {"title": "Kubernetes", "version": f"v{major}.{minor}.{patch}+fakeapi"},
+            "paths": paths, "definitions": schemas_for(kinds, "#/definitions/")}
+
+
+def _paths_document(kinds: list[Kind], group: str, version: str) -> dict[str, Any]:
     base = "/" + _gv_path(group, version)
     paths: dict[str, Any] = {}
     for k in sorted(kinds, key=lambda k: k.plural):
@@ -73,8 +96,13 @@ def group_version_document(registry: KindRegistry, group: str, version: str) -> 
             "paths": paths}
 
 
-def _hash(doc: dict[str, Any]) -> str:
-    return hashlib.sha512(json.dumps(doc, sort_keys=True).encode()).hexdigest().upper()
+def _hash(doc: dict[str, Any], kinds: list[Kind]) -> str:
+    """The document's hash: its paths and the schemas of its custom kinds (built-in schemas never change)."""
+    h = hashlib.sha512(json.dumps(doc, sort_keys=True).encode())
+    for k in kinds:
+        if not k.builtin:
+            h.update(json.dumps(k.schema, sort_keys=True).encode())
+    return h.hexdigest().upper()
 
 
 def index(registry: KindRegistry) -> dict[str, Any]:
@@ -82,8 +110,9 @@ def index(registry: KindRegistry) -> dict[str, Any]:
     gvs = sorted({(k.group, k.version) for k in registry.all()})
     paths: dict[str, Any] = {}
     for group, version in gvs:
-        doc = group_version_document(registry, group, version)
+        doc = group_version_document(registry, group, version, schemas=False)
         if doc is not None:
             rel = _gv_path(group, version)
-            paths[rel] = {"serverRelativeURL": f"/openapi/v3/{rel}?hash={_hash(doc)}"}
+            kinds = [k for k in registry.all() if k.group == group and k.version == version]
+            paths[rel] = {"serverRelativeURL": f"/openapi/v3/{rel}?hash={_hash(doc, kinds)}"}
     return {"paths": paths}

@@ -25,14 +25,14 @@ store and one resourceVersion sequence.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import yaml
 
-from fakeapi.http import discovery, openapi_docs
+from fakeapi.http import discovery, openapi_docs, protobuf, subresources, tables
 from fakeapi.machinery import bodycheck, boundedyaml, errors
 from fakeapi.machinery.errors import ApiError, Cause
 from fakeapi.machinery.jsonutil import go_json_type as _json_type
@@ -81,6 +81,11 @@ class WatchResponse:
     #: The client asked for ``allowWatchBookmarks``: periodic (and final) BOOKMARK events are allowed.
     bookmarks: bool
     warnings: list[str] = field(default_factory=list)
+    #: Turns each event's object into what the client asked for (a Table), or None: sent as stored.
+    convert: Callable[[Any], Any] | None = None
+    #: Encodes one event (type, object) as a protobuf frame, or None: JSON lines.
+    frame: Callable[[str, Any], bytes] | None = None
+    content_type: str = JSON_TYPE
 
 
 @dataclass(frozen=True)
@@ -97,8 +102,8 @@ class Route:
 
 
 def encode(obj: Any) -> bytes:
-    """Compact JSON, UTF-8."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+    """Compact JSON, UTF-8, ending with a newline: what Go's ``json.Encoder`` (kube-apiserver's serializer) writes."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
 def method_not_allowed() -> ApiError:
@@ -134,14 +139,17 @@ def decode_json(body: bytes, what: str = "couldn't get version/kind; json parse 
 _JSONCompatibleLoader = boundedyaml.JSONCompatibleLoader
 
 #: Request body media types the server decodes (anything else is 415).
-BODY_MEDIA_TYPES = ["application/json", "application/yaml"]
+BODY_MEDIA_TYPES = ["application/json", "application/yaml", protobuf.MEDIA_TYPE]
 
 
-def decode_body(req: Request) -> Any:
-    """An object body by its Content-Type: JSON (also when absent), or YAML; 415 otherwise."""
+def decode_body(req: Request, api_version: str = "", kind: str = "") -> Any:
+    """An object body by its Content-Type: JSON (also when absent), YAML, or protobuf (built-in kinds;
+    ``api_version``/``kind`` when its envelope names none); 415 otherwise."""
     ctype = req.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if ctype in ("", "application/json", "*/*"):
         return decode_json(req.body)
+    if ctype == protobuf.MEDIA_TYPE:
+        return protobuf.decode(req.body, api_version, kind)
     if ctype in ("application/yaml", "application/x-yaml", "text/yaml"):
         try:
             return boundedyaml.load(req.body, _JSONCompatibleLoader)  # (issue 24: nesting, aliases bounded)
@@ -198,18 +206,40 @@ class RestAPI:
         #: ``host:port`` reported in ``/api``'s serverAddressByClientCIDRs.
         self.server_address = server_address
         self.watch_timeout = watch_timeout
+        #: pods/log, pods/eviction, serviceaccounts/token, scale, CSR approval (:mod:`fakeapi.http.subresources`).
+        self.subresources = subresources.KindSubresources(api)
 
     # ----------------------------------------------------------------- entry
 
     def handle(self, req: Request) -> Response | WatchResponse:
         """Serve one request. Never raises: failures become ``metav1.Status`` responses."""
         try:
-            return self._handle(req)
+            return self._negotiate(req, self._handle(req))
         except ApiError as e:
-            return Response(e.code, encode(e.status), warnings=self.api.last_warnings)
+            return self._negotiate(req, Response(e.code, encode(e.status), warnings=self.api.last_warnings))
         except Exception as e:  # a bug or an injected crash: a 500 Status, as the real server answers
             err = errors.internal(f"Internal error occurred: {type(e).__name__}: {e}")
             return Response(500, encode(err.status))
+
+    def _negotiate(self, req: Request, resp: Response | WatchResponse) -> Response | WatchResponse:
+        """The protobuf form of a JSON answer when the client prefers it and the kind has a message."""
+        if not protobuf.accepts(req.headers.get("accept", "")):
+            return resp
+        if isinstance(resp, WatchResponse):
+            if resp.convert is None:
+                resp.frame = protobuf.watch_frame
+                resp.content_type = protobuf.WATCH_MEDIA_TYPE
+            return resp
+        if resp.content_type != JSON_TYPE or not resp.body:
+            return resp
+        try:
+            obj = json.loads(resp.body)
+            data = protobuf.encode(obj) if isinstance(obj, dict) else None
+        except Exception:  # (an answer with no protobuf form is sent as JSON, which every client reads)
+            return resp
+        if data is None:
+            return resp
+        return Response(resp.code, data, content_type=protobuf.MEDIA_TYPE, warnings=resp.warnings)
 
     def _handle(self, req: Request) -> Response | WatchResponse:
         with self.api.lock:  # kinds come and go with CRDs: read the registry consistently
@@ -234,6 +264,12 @@ class RestAPI:
             return self._document(req, discovery.api_versions(self.server_address))
         if path == "/apis":
             return self._document(req, discovery.api_group_list(registry))
+        if path == "/openapi/v2":
+            accept = req.headers.get("accept", "")
+            if accept and not any(m in accept for m in ("application/json", "*/*")):
+                raise ApiError(errors.status_body(406, "NotAcceptable", (
+                    "only the following media types are accepted: application/json")))
+            return self._document(req, openapi_docs.v2_document(registry))
         if path == "/openapi/v3":
             return self._document(req, openapi_docs.index(registry))
         if path.startswith("/openapi/v3/"):
@@ -264,7 +300,25 @@ class RestAPI:
             if listing is None or (not group and version != "v1"):
                 raise errors.resource_not_found()
             return self._document(req, listing)
+        reviewed = self._review(req, group, version, rest)
+        if reviewed is not None:
+            return reviewed
         return self._route(group, version, rest)
+
+    def _review(self, req: Request, group: str, version: str, rest: list[str]) -> Response | None:
+        """A review resource (TokenReview, the access reviews): created and answered, never stored."""
+        namespace = None
+        if len(rest) == 3 and rest[0] == "namespaces":
+            namespace, rest = rest[1], rest[2:]
+        if len(rest) != 1 or (group, version, rest[0]) not in subresources.REVIEWS:
+            return None
+        _, namespaced = subresources.REVIEWS[(group, version, rest[0])]
+        if namespaced != (namespace is not None):
+            raise errors.resource_not_found()
+        if req.method != "POST":
+            raise method_not_allowed()
+        out = subresources.review(self.api, group, version, rest[0], namespace, decode_body(req), req.headers)
+        return Response(201, encode(out))
 
     def _document(self, req: Request, doc: dict[str, Any]) -> Response:
         if req.method != "GET":
@@ -320,6 +374,8 @@ class RestAPI:
         sub = route.subresource
         if sub is not None:
             self._check_subresource(route, m)
+            if sub not in ("status", "finalize"):
+                return self._subresource(req, route)
         if m == "GET":
             return self._get(req, route)
         if m == "PUT":
@@ -334,6 +390,8 @@ class RestAPI:
 
     def _check_subresource(self, route: Route, method: str) -> None:
         kind, sub = route.kind, route.subresource
+        if sub is not None and subresources.serves(kind, sub):
+            return
         if sub == "status":
             if not kind.status_subresource:
                 # §3: every verb on /status of a kind without the subresource is "R name not found"
@@ -344,6 +402,18 @@ class RestAPI:
                 raise method_not_allowed()
             return
         raise errors.resource_not_found()
+
+    def _subresource(self, req: Request, route: Route) -> Response:
+        content_type = req.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        body = req.body
+        if content_type == protobuf.MEDIA_TYPE and body:  # (their answers are JSON-built: the body too)
+            body, content_type = encode(protobuf.decode(body)), JSON_TYPE
+        code, out, media = self.subresources.serve(req.method, route.kind, route.namespace, route.name or "",
+                                                   route.subresource or "", req.query, body, content_type,
+                                                   self._actor(req))
+        if media == "text/plain":
+            return Response(code, str(out).encode(), content_type="text/plain")
+        return self._ok(code, out)
 
     def _actor(self, req: Request) -> str:
         manager = _first(req.query, "fieldManager")
@@ -362,7 +432,7 @@ class RestAPI:
 
     def _object_body(self, req: Request, route: Route) -> dict[str, Any]:
         """Decode a create/update body; default its apiVersion/kind to the URL's (§2.1)."""
-        obj = decode_body(req)
+        obj = decode_body(req, route.kind.api_version, route.kind.kind)
         kind = route.kind
         if not isinstance(obj, dict):
             raise errors.bad_request(
@@ -402,7 +472,23 @@ class RestAPI:
     def _get(self, req: Request, route: Route) -> Response:
         obj = self.api.get(self._ref(route), route.name or "", route.namespace,
                            resource_version=_first(req.query, "resourceVersion") or None, actor=self._actor(req))
+        if tables.wants_table(req.headers.get("accept", "")):
+            return self._ok(200, self._table(req, route, [obj], {"resourceVersion": obj["metadata"].get(
+                "resourceVersion", "")}))
         return self._ok(200, obj)
+
+    def _table(self, req: Request, route: Route, items: list[dict[str, Any]], list_meta: dict[str, Any],
+               *, columns: bool = True) -> dict[str, Any]:
+        """``items`` as a meta.k8s.io/v1 Table (:mod:`fakeapi.http.tables`)."""
+        kind = route.kind
+        crd = None
+        if not kind.builtin and kind.crd_name:
+            try:
+                crd = self.api.get("CustomResourceDefinition", kind.crd_name, actor="kube-apiserver", shared=True)
+            except ApiError:
+                crd = None
+        return tables.table(kind, items, now=self.api.clock.now(), crd=crd, list_meta=list_meta,
+                            include=_first(req.query, "includeObject") or "", columns=columns)
 
     def _list_args(self, req: Request, route: Route) -> dict[str, Any]:
         q = req.query
@@ -422,6 +508,8 @@ class RestAPI:
             send_initial_events=query_bool(q, "sendInitialEvents"),
             actor=self._actor(req),
         )
+        if tables.wants_table(req.headers.get("accept", "")):
+            return self._ok(200, self._table(req, route, obj.get("items") or [], obj.get("metadata") or {}))
         return self._ok(200, obj)
 
     def _watch(self, req: Request, route: Route) -> WatchResponse:
@@ -441,8 +529,22 @@ class RestAPI:
             send_initial_events=query_bool(q, "sendInitialEvents"),
             actor=self._actor(req),
         )
+        convert = None
+        if tables.wants_table(req.headers.get("accept", "")):
+            first = [True]
+
+            def convert(obj: Any) -> Any:
+                if not isinstance(obj, dict) or obj.get("kind") == "Status":
+                    return obj
+                if (obj.get("metadata") or {}).get("name") is None:  # a BOOKMARK: its metadata as a Table's
+                    return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": obj.get("metadata") or {},
+                            "rows": []}
+                out = self._table(req, route, [obj], {"resourceVersion": obj["metadata"].get("resourceVersion", "")},
+                                  columns=first[0])
+                first[0] = False
+                return out
         return WatchResponse(w, float(timeout) if timeout and timeout > 0 else self.watch_timeout, bookmarks,
-                             warnings=self.api.last_warnings)
+                             warnings=self.api.last_warnings, convert=convert)
 
     def _create(self, req: Request, route: Route) -> Response:
         obj = self._object_body(req, route)
@@ -507,7 +609,7 @@ class RestAPI:
         if "dryRun" in q:
             opts["dryRun"] = list(q["dryRun"])
         if req.body.strip():
-            body = decode_body(req)
+            body = decode_body(req, "v1", "DeleteOptions")
             if not isinstance(body, dict):
                 raise errors.bad_request(
                     f"json: cannot unmarshal {_json_type(body)} into Go value of type v1.DeleteOptions")

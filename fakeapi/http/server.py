@@ -23,14 +23,16 @@ import os
 import select
 import shutil
 import socket
+import ssl
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 import yaml
@@ -39,8 +41,10 @@ from fakeapi.http import pool
 from fakeapi.http.guard import AccessPolicy
 from fakeapi.http.rest import DEFAULT_WATCH_TIMEOUT, Request, Response, RestAPI, WatchResponse, encode
 from fakeapi.machinery import bodycheck, errors
+from fakeapi.server import hooks
 
 if TYPE_CHECKING:
+    from fakeapi.http.tls import ClusterCA, KeyPair
     from fakeapi.server.apiserver import APIServer
     from fakeapi.server.watch import WatchEvent
 
@@ -54,6 +58,30 @@ KUBECONFIG_NAME = "fakeapi"
 KUBECONFIG_TOKEN = "fakeapi"
 
 
+class ServedCluster(Protocol):
+    """The controllers and node running beside a served server (:class:`fakeapi.host.cluster.ServedCluster`)."""
+
+    def start(self) -> Any:
+        """Run the cluster's loop in a background thread."""
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """End the loop."""
+
+    def wait_idle(self, timeout: float = 10.0) -> bool:
+        """Wait until the work the writes so far made due is done."""
+
+    def advance(self, duration: Any) -> None:
+        """Move the virtual clock on, running what falls due."""
+
+    def read_log(self, namespace: str, name: str, container: str) -> list[tuple[datetime, str]]:
+        """What a container wrote."""
+
+
+def register_cluster(factory: Callable[..., ServedCluster]) -> None:
+    """Install what ``serve(..., cluster=True)`` runs beside the server (:func:`fakeapi.server.hooks.register_cluster`)."""
+    hooks.register_cluster(factory)
+
+
 @dataclass(frozen=True)
 class Endpoint:
     """Where a served fakeapi listens, and a kubeconfig that points at it."""
@@ -64,24 +92,43 @@ class Endpoint:
     port: int
     #: A kubeconfig file (cluster, user with a token, context ``fakeapi``, namespace ``default``).
     kubeconfig_path: str
+    #: The controllers, node and clock of the served cluster (``serve(..., cluster=True)``), else None.
+    cluster: ServedCluster | None = None
+    #: The CA that signed the serving certificate, PEM (``serve(..., tls=True)``), else None.
+    ca_pem: bytes | None = None
+    #: The client certificate and key the kubeconfig carries (with TLS), else None.
+    client_cert: KeyPair | None = None
 
     #: The bearer token the server requires (None: it requires none).
     token: str | None = None
 
     def kubeconfig(self) -> dict[str, Any]:
         """The kubeconfig document as a dict (the content of :attr:`kubeconfig_path`)."""
-        return kubeconfig_document(self.url, token=self.token)
+        return kubeconfig_document(self.url, token=self.token, ca_pem=self.ca_pem, client_cert=self.client_cert)
 
 
-def kubeconfig_document(url: str, *, namespace: str = "default", token: str | None = None) -> dict[str, Any]:
-    """A kubeconfig for ``url``: plain HTTP, ``insecure-skip-tls-verify``, the server's token (or one
-    a server without a token accepts)."""
+def kubeconfig_document(url: str, *, namespace: str = "default", token: str | None = None,
+                        ca_pem: bytes | None = None, client_cert: KeyPair | None = None) -> dict[str, Any]:
+    """A kubeconfig for ``url``: the server's token (or one a server without a token accepts); with
+    ``ca_pem`` (TLS) the CA to trust and, with ``client_cert``, a client certificate too, else
+    ``insecure-skip-tls-verify``."""
+    import base64
+
+    cluster: dict[str, Any] = {"server": url}
+    if ca_pem is not None:
+        cluster["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
+    else:
+        cluster["insecure-skip-tls-verify"] = True
+    user: dict[str, Any] = {"token": token or KUBECONFIG_TOKEN}
+    if client_cert is not None:
+        user["client-certificate-data"] = base64.b64encode(client_cert.cert_pem).decode()
+        user["client-key-data"] = base64.b64encode(client_cert.key_pem).decode()
     return {
         "apiVersion": "v1",
         "kind": "Config",
         "preferences": {},
-        "clusters": [{"name": KUBECONFIG_NAME, "cluster": {"server": url, "insecure-skip-tls-verify": True}}],
-        "users": [{"name": KUBECONFIG_NAME, "user": {"token": token or KUBECONFIG_TOKEN}}],
+        "clusters": [{"name": KUBECONFIG_NAME, "cluster": cluster}],
+        "users": [{"name": KUBECONFIG_NAME, "user": user}],
         "contexts": [{"name": KUBECONFIG_NAME,
                       "context": {"cluster": KUBECONFIG_NAME, "user": KUBECONFIG_NAME, "namespace": namespace}}],
         "current-context": KUBECONFIG_NAME,
@@ -89,11 +136,13 @@ def kubeconfig_document(url: str, *, namespace: str = "default", token: str | No
 
 
 def write_kubeconfig(path: str | os.PathLike[str], url: str, *, namespace: str = "default",
-                     token: str | None = None) -> str:
+                     token: str | None = None, ca_pem: bytes | None = None,
+                     client_cert: KeyPair | None = None) -> str:
     """Write a kubeconfig for ``url`` to ``path`` (mode 0600) and return the path."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    text = yaml.safe_dump(kubeconfig_document(url, namespace=namespace, token=token), sort_keys=False)
+    text = yaml.safe_dump(kubeconfig_document(url, namespace=namespace, token=token, ca_pem=ca_pem,
+                                              client_cert=client_cert), sort_keys=False)
     fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
@@ -105,8 +154,11 @@ def _warning_header(text: str) -> str:
     return "299 - " + json.dumps(text, ensure_ascii=True)
 
 
-def _event_line(event: WatchEvent) -> bytes:
-    return encode({"type": event.type, "object": event.object}) + b"\n"
+def _event_line(event: WatchEvent, resp: WatchResponse) -> bytes:
+    obj = event.object if resp.convert is None else resp.convert(event.object)
+    if resp.frame is not None:
+        return resp.frame(event.type, obj)
+    return encode({"type": event.type, "object": obj})  # (one line: encode ends it)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -268,7 +320,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _stream_events(self, resp: WatchResponse) -> None:
         self._answered = True
         self.send_response(200)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", resp.content_type)
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Cache-Control", "no-cache, private")
         for w in resp.warnings:
@@ -296,7 +348,8 @@ class _Handler(BaseHTTPRequestHandler):
                 ready = bool(p.poll(0))
             else:  # pragma: no cover - non-POSIX
                 ready = bool(select.select([sock], [], [], 0)[0])
-            return ready and sock.recv(1, socket.MSG_PEEK) == b""
+            # (the raw socket's peek: a TLS socket refuses flags, and its pending bytes are still encrypted)
+            return ready and socket.socket.recv(sock, 1, socket.MSG_PEEK) == b""
         except OSError:
             return True
 
@@ -322,7 +375,7 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
                  token: str | None = None, allowed_hosts: tuple[str, ...] = (),
                  max_workers: int = pool.DEFAULT_MAX_WORKERS, max_connections: int = pool.DEFAULT_MAX_CONNECTIONS,
                  idle_timeout: float = pool.DEFAULT_IDLE_TIMEOUT, read_timeout: float = pool.DEFAULT_READ_TIMEOUT,
-                 max_body: int = bodycheck.MAX_REQUEST_BYTES) -> None:
+                 max_body: int = bodycheck.MAX_REQUEST_BYTES, ssl_context: ssl.SSLContext | None = None) -> None:
         if ":" in host:
             self.address_family = socket.AF_INET6
         self.api = api
@@ -343,6 +396,9 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
         except BaseException:
             self.dispatcher.close(0)
             raise
+        self.tls = ssl_context is not None
+        if ssl_context is not None:  # (the handshake happens in a pool worker, on the first request: _serve_one)
+            self.socket = ssl_context.wrap_socket(self.socket, server_side=True, do_handshake_on_connect=False)
         bound_host, bound_port = self.server_address[:2]
         self.host = str(bound_host)
         self.port = int(bound_port)
@@ -350,9 +406,9 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        """``http://host:port`` (IPv6 hosts in brackets)."""
+        """``http://host:port`` or ``https://…`` (IPv6 hosts in brackets)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}"
 
     def server_bind(self) -> None:
         """Bind without the reverse DNS lookup ``HTTPServer.server_bind`` makes."""
@@ -374,6 +430,12 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
         """Serve one request of ``conn`` in a pool worker; True to keep the connection open."""
         h = conn.state
         if h is None:
+            if isinstance(conn.sock, ssl.SSLSocket):  # (TLS: the handshake, bounded by the read timeout)
+                try:
+                    conn.sock.settimeout(self.read_timeout)
+                    conn.sock.do_handshake()
+                except (OSError, ValueError):  # (a client that gave up, or spoke plain HTTP)
+                    return False
             h = conn.state = _Handler.for_connection(conn, self)
         h.close_connection = True
         if conn.prebuffered:
@@ -412,7 +474,7 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
                 events = w.poll(copy=False)
             while True:
                 if events:
-                    write(b"".join(_event_line(e) for e in events))
+                    write(b"".join(_event_line(e, resp) for e in events))
                     if any(e.type == "ERROR" for e in events):
                         return True
                 now = time.monotonic()
@@ -444,7 +506,7 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
             bm = resp.watch.bookmark()
         if bm is not None:
             events.append(bm)
-        return b"".join(_event_line(e) for e in events)
+        return b"".join(_event_line(e, resp) for e in events)
 
     # -------------------------------------------------------------- lifecycle
 
@@ -477,6 +539,9 @@ def serve(
     bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
     watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
     verbose: bool = False,
+    tls: bool = False,
+    cluster: bool | ServedCluster = False,
+    wall_clock: bool = False,
     **limits: Any,
 ) -> Iterator[Endpoint]:
     """Serve ``api``'s Kubernetes REST API over HTTP for the duration of the ``with`` block.
@@ -487,23 +552,55 @@ def serve(
     that allow them; ``watch_timeout`` is the duration of a watch without
     ``timeoutSeconds``. ``verbose`` logs each request to stderr.
 
+    ``tls``: serve HTTPS with a CA and serving certificate made now (:mod:`fakeapi.http.tls`); the
+    kubeconfig trusts the CA and carries a client certificate besides the token. ``cluster``: run the
+    garbage collector, namespace controller, kubelet and namespace bootstrap beside the server
+    (:class:`~fakeapi.host.cluster.ServedCluster`; or pass one), the clock following wall time when
+    ``wall_clock``, else moved only by ``endpoint.cluster.advance``.
+
     Access and limits (keywords of :class:`FakeAPIHTTPServer`): ``token`` (requests must carry it as a
     bearer token; the kubeconfig does), ``allowed_hosts`` (more names the Host header may give),
     ``max_workers``, ``max_connections``, ``idle_timeout``, ``read_timeout`` and ``max_body``
     (kube-apiserver's 3 MiB request limit by default).
     """
+    ca: ClusterCA | None = None
+    if tls or cluster is True:
+        from fakeapi.http.tls import ClusterCA
+
+        ca = ClusterCA()
+    ctx: ssl.SSLContext | None = None
+    client_cert: KeyPair | None = None
+    if tls and ca is not None:
+        from fakeapi.http.tls import serving_hosts
+
+        ctx = ca.server_context(serving_hosts(host))
+        client_cert = ca.client_pair()
+    served: ServedCluster | None = None
+    if cluster is True:
+        assert ca is not None
+        served = hooks.cluster_factory()(api, wall_clock=wall_clock, ca_pem=ca.cert_pem.decode())
+    elif cluster is not False:
+        served = cluster
     httpd = FakeAPIHTTPServer(api, host, port, bookmark_interval=bookmark_interval,
-                              watch_timeout=watch_timeout, verbose=verbose, **limits)
+                              watch_timeout=watch_timeout, verbose=verbose, ssl_context=ctx, **limits)
     tmpdir: str | None = None
     try:
         if kubeconfig_path is None:
             tmpdir = tempfile.mkdtemp(prefix="fakeapi-")
             kubeconfig_path = os.path.join(tmpdir, "kubeconfig")
-        path = write_kubeconfig(kubeconfig_path, httpd.url, namespace=namespace, token=httpd.token)
+        ca_pem = ca.cert_pem if ctx is not None and ca is not None else None
+        path = write_kubeconfig(kubeconfig_path, httpd.url, namespace=namespace, token=httpd.token, ca_pem=ca_pem,
+                                client_cert=client_cert)
+        if served is not None:
+            httpd.rest.subresources.logs = served.read_log
+            served.start()
         httpd.start()
-        yield Endpoint(url=httpd.url, host=httpd.host, port=httpd.port, kubeconfig_path=path, token=httpd.token)
+        yield Endpoint(url=httpd.url, host=httpd.host, port=httpd.port, kubeconfig_path=path, cluster=served,
+                       ca_pem=ca_pem, client_cert=client_cert, token=httpd.token)
     finally:
         httpd.close()
+        if served is not None:
+            served.stop()
         if tmpdir is not None:
             shutil.rmtree(tmpdir, ignore_errors=True)
 

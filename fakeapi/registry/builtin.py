@@ -14,21 +14,25 @@ from functools import cache, partial
 from typing import Any
 
 from fakeapi.registry.apiextensions import strategy as apiextensions
+from fakeapi.registry.apiregistration import strategy as apiregistration
 from fakeapi.registry.apps import strategy as apps
 from fakeapi.registry.batch import strategy as batch
+from fakeapi.registry.certificates import strategy as certificates
 from fakeapi.registry.coordination import strategy as coordination
 from fakeapi.registry.core import strategy as core
 from fakeapi.registry.kinds import Kind
 from fakeapi.registry.networking import strategy as networking
 from fakeapi.registry.policy import strategy as policy
 from fakeapi.registry.rbac import strategy as rbac
+from fakeapi.registry.storage import strategy as storage
 from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy
 
 #: Every built-in kind's strategy, in registration order (which a kind name served by several
 #: groups resolves by, and discovery lists).
 STRATEGIES: tuple[BuiltinStrategy, ...] = (
     *core.STRATEGIES, *rbac.STRATEGIES, *coordination.STRATEGIES, *apps.STRATEGIES, *batch.STRATEGIES,
-    *networking.STRATEGIES, *policy.STRATEGIES, *apiextensions.STRATEGIES,
+    *networking.STRATEGIES, *policy.STRATEGIES, *certificates.STRATEGIES, *storage.STRATEGIES,
+    *apiregistration.STRATEGIES, *apiextensions.STRATEGIES,
 )
 #: How each built-in kind is registered, in the same order.
 BUILTINS: tuple[BuiltinSpec, ...] = tuple(s.spec for s in STRATEGIES)
@@ -85,7 +89,7 @@ def builtin_kinds() -> list[Kind]:
                 return_deleted_object=spec.return_deleted_object,
                 name_rule=spec.name_rule,
                 # decoded into Go structs: every field has one JSON type (a CRD's schemas are free-form)
-                extra={"typed": spec.group != apiextensions.GROUP},
+                extra={"typed": spec.group != apiextensions.GROUP, "categories": list(spec.categories)},
                 strategy=strategy,
             )
         )

@@ -74,6 +74,8 @@ class BuiltinSpec:
     #: Field paths usable in field selectors, besides metadata.name/namespace.
     fields: tuple[str, ...] = ()
     short_names: tuple[str, ...] = ()
+    #: The discovery categories (``Categories()`` of the kind's REST storage: ``all`` for workloads).
+    categories: tuple[str, ...] = ()
 
 
 class Strategy:

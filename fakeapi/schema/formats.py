@@ -81,8 +81,9 @@ def _cidr(s: str) -> bool:
 
 
 def _byte(s: str) -> bool:
+    """Go's ``base64.StdEncoding`` (strfmt's check): padding required, ``\\r`` and ``\\n`` skipped anywhere."""
     try:
-        base64.b64decode(s, validate=True)
+        base64.b64decode(s.replace("\r", "").replace("\n", ""), validate=True)
     except (binascii.Error, ValueError):
         return False
     return True

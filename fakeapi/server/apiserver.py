@@ -93,6 +93,9 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         self.decoded = DecodeCache(check=self.snapshot_guard is not None)
         for k in builtin_kinds():
             self.kinds.register(k)
+        #: Mutating admission plugins a served cluster adds (``fakeapi.registry.core.admission``): each is
+        #: called with the kind and the decoded, defaulted body of every create, before the create strategy.
+        self.admission: list[Callable[[Kind, dict[str, Any]], None]] = []
         #: The garbage collector and namespace controller (fakeapi.controllers), or None.
         self.gc: hooks.Collector | None = hooks.garbage_collector(self) if garbage_collector else None
         if default_namespaces:

@@ -118,6 +118,8 @@ class CreateVerb(Pipeline):
         """The strategy's PrepareForCreate (a kind with the status subresource starts without one),
         the generation, a generated name, the uid, then the strategy's BeginCreate (what needs the
         uid: a Job's selector; a Service's allocations). Returns (status reset, name generated)."""
+        for plugin in self.admission:  # (mutating admission, before the strategy: a served cluster's Pod plugins)
+            plugin(kind, obj)
         strategy = kind.strategy
         meta = obj["metadata"]
         status_reset = kind.status_subresource and strategy.reset_status_on_create

@@ -61,6 +61,8 @@ CollectorFactory = Callable[[Any], Collector]
 
 _serve: ServeFn | None = None
 _collector: CollectorFactory | None = None
+#: ``factory(api, wall_clock=..., ca_pem=...)``: the controllers and node of ``serve(..., cluster=True)``.
+_cluster: Callable[..., Any] | None = None
 
 
 def register_http(serve: ServeFn) -> None:
@@ -87,3 +89,17 @@ def garbage_collector(api: Any) -> Collector:
     if _collector is None:
         raise RuntimeError("no garbage collector is registered: import fakeapi.controllers (import fakeapi does)")
     return _collector(api)
+
+
+def register_cluster(factory: Callable[..., Any]) -> None:
+    """Install what ``serve(..., cluster=True)`` runs beside the server (called by ``fakeapi/__init__.py``:
+    :mod:`fakeapi.http` may not import :mod:`fakeapi.host`, which holds it)."""
+    global _cluster
+    _cluster = factory
+
+
+def cluster_factory() -> Callable[..., Any]:
+    """The registered served-cluster factory."""
+    if _cluster is None:
+        raise RuntimeError("serve(cluster=True): no cluster is registered (import fakeapi does)")
+    return _cluster

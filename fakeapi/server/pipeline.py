@@ -117,6 +117,7 @@ class Pipeline:
     gc: hooks.Collector | None
     #: The save point of the request in progress (fakeapi.server.txn), None between requests.
     _tx: txn.Savepoint | None = None
+    admission: list[Callable[[Kind, dict[str, Any]], None]]
 
     # ------------------------------------------------------------------ the request frame
 

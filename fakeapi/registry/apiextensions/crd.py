@@ -257,7 +257,7 @@ def kinds_from_crd(crd: dict[str, Any]) -> list[Kind]:
                 status_subresource="status" in subresources,
                 selectable_fields=selectable,
                 crd_name=crd["metadata"]["name"],
-                extra={"typed": facts},
+                extra={"typed": facts, "scale": subresources.get("scale")},
                 loader=facts.load,  # schema and compiled (and the cache lookup) on first use
             )
         )

@@ -38,7 +38,8 @@ class CustomResourceDefinitionStrategy(BuiltinStrategy):
 
     spec = BuiltinSpec(GROUP, "v1", "CustomResourceDefinition", "customresourcedefinitions",
                        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
-                       namespaced=False, status=True, initial_generation=1, short_names=("crd", "crds"))
+                       namespaced=False, status=True, initial_generation=1, short_names=("crd", "crds"),
+                       categories=("api-extensions",))
 
     def prepare_for_create(self, obj: Obj) -> None:
         """The status is the controllers' (set when stored)."""

@@ -28,7 +28,7 @@ class DeploymentStrategy(_WorkloadStrategy):
     """Deployments: a change of the annotations bumps the generation too (they are copied to ReplicaSets)."""
 
     spec = BuiltinSpec("apps", "v1", "Deployment", "deployments", "io.k8s.api.apps.v1.Deployment", status=True,
-                       initial_generation=1, short_names=("deploy",))
+                       initial_generation=1, short_names=("deploy",), categories=("all",))
     annotations_bump_generation = True
 
     def status_causes(self, status: Any) -> list[Cause]:
@@ -52,7 +52,8 @@ class ReplicaSetStrategy(_WorkloadStrategy):
     """ReplicaSets: selectable by ``status.replicas``."""
 
     spec = BuiltinSpec("apps", "v1", "ReplicaSet", "replicasets", "io.k8s.api.apps.v1.ReplicaSet", status=True,
-                       initial_generation=1, fields=("status.replicas",), short_names=("rs",))
+                       initial_generation=1, fields=("status.replicas",), short_names=("rs",),
+                       categories=("all",))
 
     def status_causes(self, status: Any) -> list[Cause]:
         """``Validate...Status``: the counts."""
@@ -75,7 +76,7 @@ class StatefulSetStrategy(_WorkloadStrategy):
     """StatefulSets: the spec is immutable but for a few fields."""
 
     spec = BuiltinSpec("apps", "v1", "StatefulSet", "statefulsets", "io.k8s.api.apps.v1.StatefulSet", status=True,
-                       initial_generation=1, short_names=("sts",))
+                       initial_generation=1, short_names=("sts",), categories=("all",))
 
     def status_causes(self, status: Any) -> list[Cause]:
         """``Validate...Status``: the counts."""
@@ -98,7 +99,7 @@ class DaemonSetStrategy(_WorkloadStrategy):
     """DaemonSets."""
 
     spec = BuiltinSpec("apps", "v1", "DaemonSet", "daemonsets", "io.k8s.api.apps.v1.DaemonSet", status=True,
-                       initial_generation=1, short_names=("ds",))
+                       initial_generation=1, short_names=("ds",), categories=("all",))
 
     def status_causes(self, status: Any) -> list[Cause]:
         """``Validate...Status``: the counts."""

@@ -19,7 +19,8 @@ JOB_DELETE_WARNING = ("child pods are preserved by default when jobs are deleted
 class JobStrategy(BuiltinStrategy):
     """Jobs."""
 
-    spec = BuiltinSpec("batch", "v1", "Job", "jobs", "io.k8s.api.batch.v1.Job", status=True, initial_generation=1)
+    spec = BuiltinSpec("batch", "v1", "Job", "jobs", "io.k8s.api.batch.v1.Job", status=True, initial_generation=1,
+                       categories=("all",))
     orphans_by_default = True
 
     def default(self, obj: Obj, base: Obj | None) -> None:
@@ -47,7 +48,7 @@ class CronJobStrategy(BuiltinStrategy):
     """CronJobs: a schedule that parses, a time zone that exists."""
 
     spec = BuiltinSpec("batch", "v1", "CronJob", "cronjobs", "io.k8s.api.batch.v1.CronJob", status=True,
-                       initial_generation=1, short_names=("cj",))
+                       initial_generation=1, short_names=("cj",), categories=("all",))
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_CronJob``."""

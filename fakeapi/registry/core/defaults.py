@@ -123,7 +123,43 @@ def list_at(parent: JSONDict, key: str) -> list[JSONDict]:
     return [x for x in v if type(x) is dict]
 
 
+def service_account_alias(spec: JSONDict) -> None:
+    """The PodSpec conversions' alias: ``serviceAccountName`` from the deprecated ``serviceAccount`` when
+    empty, and ``serviceAccount`` always written back as ``serviceAccountName`` (both omitted when empty)."""
+    name = spec.get("serviceAccountName") or spec.get("serviceAccount")
+    if name:
+        spec["serviceAccountName"] = spec["serviceAccount"] = name
+    else:
+        spec.pop("serviceAccount", None)
+
+
+def default_replication_controller(obj: JSONDict) -> None:
+    """``SetDefaults_ReplicationController`` (core/v1): the template's labels as the selector and the
+    object's labels when those are empty, one replica; the pod template's defaults."""
+    spec = dict_at(obj, "spec")
+    template = spec.get("template")
+    labels = (template.get("metadata") or {}).get("labels") if type(template) is dict else None
+    if type(labels) is dict and labels:
+        if not spec.get("selector"):
+            spec["selector"] = dict(labels)
+        meta = dict_at(obj, "metadata")
+        if not meta.get("labels"):
+            meta["labels"] = dict(labels)
+    if spec.get("replicas") is None:
+        spec["replicas"] = 1
+    if type(template) is dict:
+        pod_template_defaults(spec)
+
+
+def default_node(obj: JSONDict) -> None:
+    """``SetDefaults_NodeStatus``: allocatable is the capacity when not given."""
+    status = obj.get("status")
+    if type(status) is dict and status.get("allocatable") is None and type(status.get("capacity")) is dict:
+        status["allocatable"] = dict(status["capacity"])
+
+
 def _pod_spec(spec: JSONDict, containers: list[JSONDict], init: list[JSONDict], ephemeral: list[JSONDict]) -> None:
+    service_account_alias(spec)
     if not spec.get("dnsPolicy"):
         spec["dnsPolicy"] = "ClusterFirst"
     if not spec.get("restartPolicy"):

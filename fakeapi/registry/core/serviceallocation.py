@@ -22,7 +22,8 @@ from fakeapi.machinery.metavalidation import go_string_slice, invalid
 SERVICE_CIDR = ipaddress.IPv4Network("10.96.0.0/12")
 NODE_PORT_RANGE = (30000, 32767)
 #: The first address: the ``default/kubernetes`` Service's in a real cluster.
-_RESERVED = {str(SERVICE_CIDR.network_address + 1)}
+KUBERNETES_SERVICE_IP = str(SERVICE_CIDR.network_address + 1)
+_RESERVED = {KUBERNETES_SERVICE_IP}
 NONE = "None"
 
 

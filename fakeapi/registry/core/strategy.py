@@ -70,7 +70,7 @@ class PodStrategy(BuiltinStrategy):
                        return_deleted_object=True,
                        fields=("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
                                "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"),
-                       short_names=("po",))
+                       short_names=("po",), categories=("all",))
     reset_status_on_create = False
 
     def default(self, obj: Obj, base: Obj | None) -> None:
@@ -136,7 +136,8 @@ class PersistentVolumeClaimStrategy(BuiltinStrategy):
     """PersistentVolumeClaims: phase Pending on create, the pvc-protection finalizer."""
 
     spec = BuiltinSpec("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims",
-                       "io.k8s.api.core.v1.PersistentVolumeClaim", status=True, short_names=("pvc",))
+                       "io.k8s.api.core.v1.PersistentVolumeClaim", status=True, return_deleted_object=True,
+                       short_names=("pvc",))
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_PersistentVolumeClaim``."""
@@ -163,7 +164,7 @@ class ServiceStrategy(BuiltinStrategy):
     """Services: the storage allocates IP families, cluster IPs and node ports."""
 
     spec = BuiltinSpec("", "v1", "Service", "services", "io.k8s.api.core.v1.Service", status=True,
-                       name_rule="dns1035", short_names=("svc",))
+                       name_rule="dns1035", return_deleted_object=True, short_names=("svc",), categories=("all",))
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_Service``."""
@@ -202,6 +203,8 @@ def _allocate(ctx: StrategyContext, svc: Obj, old: Obj | None) -> None:
     old_spec: dict[str, Any] | None = (old.get("spec") or {}) if old is not None else None
     uid = svc["metadata"].get("uid")
     ips, ports = alloc.in_use(o for o in ctx.stored("", "services") if o["metadata"].get("uid") != uid)
+    if svc["metadata"].get("name") == "kubernetes" and svc["metadata"].get("namespace") == "default":
+        ips.discard(alloc.KUBERNETES_SERVICE_IP)  # (reserved for kube-apiserver's own Service: this one)
     if old_spec is not None:
         alloc.patch_allocated_values(spec, old_spec)
         alloc.normalize_cluster_ips(spec, old_spec)
@@ -233,8 +236,32 @@ class EventStrategy(BuiltinStrategy):
                        short_names=("ev",))
 
 
+class ReplicationControllerStrategy(BuiltinStrategy):
+    """ReplicationControllers: generation tracked, the status subresource, a scale subresource (served by http)."""
+
+    spec = BuiltinSpec("", "v1", "ReplicationController", "replicationcontrollers",
+                       "io.k8s.api.core.v1.ReplicationController", status=True, initial_generation=1,
+                       fields=("status.replicas",), short_names=("rc",), categories=("all",))
+
+    def default(self, obj: Obj, base: Obj | None) -> None:
+        """``SetDefaults_ReplicationController``."""
+        defaults.default_replication_controller(obj)
+
+
+class NodeStrategy(BuiltinStrategy):
+    """Nodes: cluster-scoped; a created Node keeps its status (kubelets register with theirs)."""
+
+    spec = BuiltinSpec("", "v1", "Node", "nodes", "io.k8s.api.core.v1.Node", namespaced=False, status=True,
+                       fields=("spec.unschedulable",), short_names=("no",))
+    reset_status_on_create = False
+
+    def default(self, obj: Obj, base: Obj | None) -> None:
+        """``SetDefaults_NodeStatus``."""
+        defaults.default_node(obj)
+
+
 #: The group's kinds, in the order they are registered.
 STRATEGIES: tuple[BuiltinStrategy, ...] = (
     NamespaceStrategy(), PodStrategy(), SecretStrategy(), ConfigMapStrategy(), PersistentVolumeClaimStrategy(),
-    ServiceStrategy(), ServiceAccountStrategy(), EventStrategy(),
+    ServiceStrategy(), ServiceAccountStrategy(), EventStrategy(), ReplicationControllerStrategy(), NodeStrategy(),
 )

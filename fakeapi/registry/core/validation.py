@@ -84,7 +84,7 @@ def _b64(value: Any) -> bytes | None:
     if not isinstance(value, str):
         return None
     try:
-        return base64.b64decode(value, validate=True)
+        return base64.b64decode(value.replace("\r", "").replace("\n", ""), validate=True)  # as Go decodes
     except ValueError:
         return None
 

@@ -1,0 +1,4 @@
+"""The certificates.k8s.io/v1 API group: CertificateSigningRequests and their strategy.
+
+May import: :mod:`fakeapi.machinery`, :mod:`fakeapi.codec`, :mod:`fakeapi.schema`, the rest of :mod:`fakeapi.registry`.
+"""
