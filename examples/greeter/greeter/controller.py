@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
 from fakeapi import ApiError, is_not_found
 from fakeapi.host import Context, Host, Request, Result
 
