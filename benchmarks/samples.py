@@ -35,3 +35,73 @@ POD: dict[str, Any] = {
         "volumes": [{"name": "work", "emptyDir": {}}],
     },
 }
+
+
+_TEMPLATE: dict[str, Any] = {"metadata": {"labels": {"app": "a"}},
+                             "spec": {"containers": [{"name": "a", "image": "x:1"}]}}
+_SELECTOR: dict[str, Any] = {"matchLabels": {"app": "a"}}
+
+
+def builtin_sample(kind: str, name: str) -> dict[str, Any]:
+    """A typical body of built-in ``kind`` named ``name`` (in namespace :data:`NS` when namespaced)."""
+    meta: dict[str, Any] = {"name": name, "namespace": NS, "labels": {"app": "a"}}
+    cluster = {"name": name, "labels": {"app": "a"}}
+    if kind == "Pod":
+        body: dict[str, Any] = {**POD, "metadata": {**POD["metadata"], "name": name}}
+        return body
+    bodies: dict[str, dict[str, Any]] = {
+        "ConfigMap": {"apiVersion": "v1", "metadata": meta, "data": {"config.yaml": "a: 1\nb: [x, y]\n", "mode": "fast"}},
+        "Secret": {"apiVersion": "v1", "metadata": meta, "type": "Opaque",
+                   "data": {"token": "c2VjcmV0LXRva2VuLXZhbHVl", "ca.crt": "LS0tLS1CRUdJTi0tLS0t"}},
+        "ServiceAccount": {"apiVersion": "v1", "metadata": meta, "secrets": [{"name": "token"}],
+                           "imagePullSecrets": [{"name": "registry"}]},
+        "Namespace": {"apiVersion": "v1", "metadata": cluster},
+        "Event": {"apiVersion": "v1", "metadata": meta, "reason": "Started", "message": "Started container runner",
+                  "type": "Normal", "count": 1, "source": {"component": "kubelet"},
+                  "involvedObject": {"kind": "Pod", "namespace": NS, "name": "runner-abcde", "apiVersion": "v1"}},
+        "Service": {"apiVersion": "v1", "metadata": meta,
+                    "spec": {"selector": {"app": "a"}, "ports": [{"name": "http", "port": 80, "targetPort": 8080}]}},
+        "PersistentVolumeClaim": {"apiVersion": "v1", "metadata": meta,
+                                  "spec": {"accessModes": ["ReadWriteOnce"],
+                                           "resources": {"requests": {"storage": "1Gi"}}}},
+        "Deployment": {"apiVersion": "apps/v1", "metadata": meta,
+                       "spec": {"replicas": 2, "selector": _SELECTOR, "template": _TEMPLATE}},
+        "ReplicaSet": {"apiVersion": "apps/v1", "metadata": meta,
+                       "spec": {"replicas": 0, "selector": _SELECTOR, "template": _TEMPLATE}},
+        "StatefulSet": {"apiVersion": "apps/v1", "metadata": meta,
+                        "spec": {"serviceName": "s", "selector": _SELECTOR, "template": _TEMPLATE}},
+        "DaemonSet": {"apiVersion": "apps/v1", "metadata": meta, "spec": {"selector": _SELECTOR, "template": _TEMPLATE}},
+        "Job": {"apiVersion": "batch/v1", "metadata": meta,
+                "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "a", "image": "x:1"}]}}}},
+        "CronJob": {"apiVersion": "batch/v1", "metadata": meta,
+                    "spec": {"schedule": "0 3 * * *", "jobTemplate": {"spec": {"template": {"spec": {
+                        "restartPolicy": "Never", "containers": [{"name": "a", "image": "x:1"}]}}}}}},
+        "Ingress": {"apiVersion": "networking.k8s.io/v1", "metadata": meta,
+                    "spec": {"rules": [{"host": "a.example.com", "http": {"paths": [
+                        {"path": "/", "pathType": "Prefix",
+                         "backend": {"service": {"name": "a", "port": {"number": 80}}}}]}}]}},
+        "NetworkPolicy": {"apiVersion": "networking.k8s.io/v1", "metadata": meta,
+                          "spec": {"podSelector": {}, "ingress": [{"ports": [{"port": 8080}]}]}},
+        "PodDisruptionBudget": {"apiVersion": "policy/v1", "metadata": meta,
+                                "spec": {"minAvailable": 1, "selector": _SELECTOR}},
+        "Lease": {"apiVersion": "coordination.k8s.io/v1", "metadata": meta,
+                  "spec": {"holderIdentity": "controller-0", "leaseDurationSeconds": 15}},
+        "Role": {"apiVersion": "rbac.authorization.k8s.io/v1", "metadata": meta,
+                 "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]}]},
+        "RoleBinding": {"apiVersion": "rbac.authorization.k8s.io/v1", "metadata": meta,
+                        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"},
+                        "subjects": [{"kind": "ServiceAccount", "name": "runner", "namespace": NS}]},
+        "ClusterRole": {"apiVersion": "rbac.authorization.k8s.io/v1", "metadata": cluster,
+                        "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]},
+        "ClusterRoleBinding": {"apiVersion": "rbac.authorization.k8s.io/v1", "metadata": cluster,
+                               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cr"},
+                               "subjects": [{"kind": "User", "name": "u"}]},
+        "CustomResourceDefinition": {
+            "apiVersion": "apiextensions.k8s.io/v1", "metadata": {"name": f"{name}s.example.com", "labels": {"app": "a"}},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                     "names": {"kind": "W" + name.replace("-", ""), "plural": f"{name}s"},
+                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                         "type": "object", "properties": {"spec": {"type": "object", "properties": {
+                             "size": {"type": "integer"}, "color": {"type": "string"}}}}}}}]}},
+    }
+    return {"kind": kind, **bodies[kind]}

@@ -9,14 +9,16 @@ predicates, :class:`FaultRule` / :class:`ControllerCrash`, :class:`Kind`, and
 
 from __future__ import annotations
 
-# (importing fakeapi.controllers and fakeapi.http registers the garbage collector and the HTTP
-# front end with the server: see fakeapi.server.hooks)
-import fakeapi.controllers
-import fakeapi.http  # noqa: F401  (registers the HTTP front end)
+import sys
+from typing import TYPE_CHECKING, Any
+
+# (importing fakeapi.controllers registers the garbage collector with the server, and
+# fakeapi.http the HTTP front end: see fakeapi.server.hooks. The HTTP front end is imported
+# when a server first serves, not here: a server that never serves never loads it; issue 22)
+import fakeapi.controllers  # noqa: F401  (registers the garbage collector)
 from fakeapi.buildinfo import warn_if_stale
 from fakeapi.codec.gomodel import GoType, go_roundtrip, go_type_from_structural
 from fakeapi.codec.semantic import semantic_equal
-from fakeapi.host.client import Client
 from fakeapi.machinery.errors import (
     ApiError,
     Cause,
@@ -30,6 +32,7 @@ from fakeapi.machinery.errors import (
     is_too_many_requests,
 )
 from fakeapi.registry.kinds import Kind
+from fakeapi.server import hooks as _hooks
 from fakeapi.server.apiserver import APIServer
 from fakeapi.server.clock import Clock, parse_duration
 from fakeapi.server.faults import ControllerCrash, FaultRule
@@ -65,5 +68,30 @@ __all__ = [
     "parse_duration",
     "semantic_equal",
 ]
+
+if TYPE_CHECKING:
+    from fakeapi.host.client import Client
+
+
+def __getattr__(name: str) -> Any:
+    """``fakeapi.Client``, imported on first use: a program that only serves (or only runs an
+    ``APIServer``) never loads the controller host (cold start, issue 22)."""
+    if name == "Client":
+        from fakeapi.host.client import Client
+
+        return Client
+    raise AttributeError(f"module 'fakeapi' has no attribute {name!r}")
+
+
+def _serve_over_http(*args: Any, **options: Any) -> Any:
+    """``APIServer.serve`` until :mod:`fakeapi.http` is imported: import it (it registers its own
+    ``serve`` with the hooks) and serve with it."""
+    from fakeapi.http import serve
+
+    return serve(*args, **options)
+
+
+if "fakeapi.http" not in sys.modules:
+    _hooks.register_http(_serve_over_http)
 
 warn_if_stale()  # (an edited source whose compiled extension still runs: see setup.py)

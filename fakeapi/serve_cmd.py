@@ -2,7 +2,7 @@
 
 ::
 
-    fakeapi serve [--host H] [--port N] [--kubeconfig PATH] [FILES_OR_DIRS...]
+    fakeapi serve [--host H] [--port N] [--token T] [--kubeconfig PATH] [FILES_OR_DIRS...]
 
 Loads every document of the given YAML (or JSON) files, and of the ``*.yaml``,
 ``*.yml`` and ``*.json`` files of given directories: CustomResourceDefinitions
@@ -12,6 +12,14 @@ is created). Then prints the URL, writes a kubeconfig (to ``--kubeconfig``,
 else into a temporary directory) and serves until interrupted (Ctrl-C or
 SIGTERM). The server's clock follows wall time (``--virtual-clock`` keeps the
 fixed virtual clock of an in-process server).
+
+Access: it listens on loopback by default. ``--token`` makes every request
+carry ``Authorization: Bearer TOKEN`` (else 401); the kubeconfig written
+carries it. Any other ``--host`` prints a warning and needs ``--token`` (or
+``--insecure-allow-any-host``, to serve the cluster's content to whoever can
+reach the port). ``--allow-host NAME`` adds a name the Host header may give
+(loopback names and the bound address are always accepted: a browser page
+whose domain resolves to 127.0.0.1 is refused).
 
 Also runnable alone: ``python -m fakeapi.serve_cmd ...``.
 """
@@ -45,6 +53,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="YAML/JSON manifests (or directories of them) to load: CRDs first, then objects")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port to listen on (default: 0, a free port)")
+    # --- issue 24: access ---
+    parser.add_argument("--token", default=None,
+                        help="require this bearer token on every request (the kubeconfig written carries it)")
+    parser.add_argument("--insecure-allow-any-host", action="store_true",
+                        help="allow a non-loopback --host without --token (anyone reaching the port reads and writes)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="another name the Host header may give (repeatable)")
     parser.add_argument("--kubeconfig", metavar="PATH", default=None,
                         help="where to write the kubeconfig (default: a temporary file, removed on exit)")
     parser.add_argument("--virtual-clock", action="store_true",
@@ -73,10 +88,14 @@ def manifest_files(paths: Iterable[str | Path]) -> list[Path]:
 
 def read_manifests(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     """Every object of the files, in order (``List`` documents expanded, empty documents skipped)."""
+    from fakeapi.machinery.boundedyaml import (
+        load_all,  # (issue 24: nesting and aliases bounded, YAML read as JSON)
+    )
+
     objects: list[dict[str, Any]] = []
     for f in manifest_files(paths):
         with open(f, encoding="utf-8") as fh:
-            for doc in yaml.safe_load_all(fh):
+            for doc in load_all(fh.read()):
                 if doc is None:
                     continue
                 if not isinstance(doc, dict):
@@ -145,12 +164,74 @@ def follow_wall_clock(api: APIServer, stop: threading.Event, interval: float = 0
     return t
 
 
+#: API calls (and reconciles) a served process keeps in its trace: it serves for as long as it runs.
+TRACE_KEEP = 10_000
+
+
+def trim_trace(api: APIServer, keep: int = TRACE_KEEP) -> None:
+    """Drop all but the last ``keep`` records of ``api``'s trace once it holds twice as many (under the lock).
+
+    The trace records every call for test reports; a server left running would grow it without bound.
+    """
+    with api.lock:
+        trace = api.trace
+        for name in ("entries", "calls", "reconciles"):
+            records = getattr(trace, name)
+            if len(records) > 2 * keep:
+                del records[: len(records) - keep]
+
+
+def housekeeping(api: APIServer, stop: threading.Event, interval: float = 5.0,
+                 keep: int = TRACE_KEEP) -> threading.Thread:
+    """Trim ``api``'s trace every ``interval`` seconds until ``stop`` is set (a daemon thread)."""
+
+    def loop() -> None:
+        while not stop.wait(interval):
+            trim_trace(api, keep)
+
+    t = threading.Thread(target=loop, name="fakeapi-housekeeping", daemon=True)
+    t.start()
+    return t
+
+
+def is_loopback_host(host: str) -> bool:
+    """Is ``host`` (an address or name to listen on) this machine only?"""
+    import ipaddress
+
+    if host.lower() in ("localhost", "ip6-localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def access_problem(args: argparse.Namespace) -> str | None:
+    """Warn of a non-loopback ``--host`` (stderr); why it cannot be served as asked, or None."""
+    host = str(getattr(args, "host", "127.0.0.1"))
+    token = getattr(args, "token", None)
+    if token is not None and not token.strip():
+        return "--token must not be empty"
+    if is_loopback_host(host):
+        return None
+    print(f"fakeapi serve: warning: --host {host} serves beyond this machine: whoever reaches the port can "
+          "read and write every object, Secrets included", file=sys.stderr)
+    if token is None and not getattr(args, "insecure_allow_any_host", False):
+        return (f"--host {host} needs --token (requests must then carry it), or --insecure-allow-any-host "
+                "to serve without one")
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     """Load the manifests, serve, print the URL and kubeconfig path, block until interrupted."""
     from fakeapi.http import serve
     from fakeapi.server.apiserver import APIServer
     from fakeapi.server.clock import Clock
 
+    problem = access_problem(args)
+    if problem is not None:
+        print(f"fakeapi serve: {problem}", file=sys.stderr)
+        return 2
     virtual = getattr(args, "virtual_clock", False)
     api = APIServer() if virtual else APIServer(clock=Clock(datetime.now(UTC)))
     try:
@@ -164,13 +245,15 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     if not virtual:
         follow_wall_clock(api, stop)
+    housekeeping(api, stop)  # (issue 24: bounded memory, however long it serves)
 
     def on_signal(signum: int, frame: Any) -> None:
         stop.set()
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        with serve(api, args.host, args.port, kubeconfig_path=args.kubeconfig, verbose=args.verbose) as ep:
+        with serve(api, args.host, args.port, kubeconfig_path=args.kubeconfig, verbose=args.verbose,
+                   token=getattr(args, "token", None), allowed_hosts=tuple(getattr(args, "allow_host", ()))) as ep:
             print(f"fakeapi: serving {ep.url}", flush=True)
             print(f"fakeapi: kubeconfig {ep.kubeconfig_path}  (export KUBECONFIG={ep.kubeconfig_path})", flush=True)
             print(f"fakeapi: loaded {n_crds} CRD(s) and {n_objects} object(s); Ctrl-C to stop", flush=True)

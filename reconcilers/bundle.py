@@ -20,7 +20,7 @@ from fakeapi.server.clock import parse_duration
 from . import constants as c
 from .actions_service import ActionsService
 from .autoscalingrunnerset import AutoscalingRunnerSetReconciler
-from .crds import crd_manifests
+from .crds import crd_snapshots
 from .ephemeralrunner import EphemeralRunnerReconciler
 from .ephemeralrunnerset import EphemeralRunnerSetReconciler
 from .gotypes import arc_go_types
@@ -55,11 +55,11 @@ class ArcState:
 def register_kinds(api: Any) -> None:
     """Register the four ARC CRDs with the server (once) and attach their Go types."""
     types = arc_go_types()
-    for manifest in crd_manifests():
-        kind_name = manifest["spec"]["names"]["kind"]
+    for snapshot in crd_snapshots():
+        kind_name = snapshot.kind
         kind = api.kinds.find(kind_name, c.API_VERSION)
         if kind is None:
-            kind = api.register_crd(manifest)
+            kind = api.install_crd(snapshot)  # (as register_crd, computed once per process)
         kind.go_type = types[kind_name]
 
 

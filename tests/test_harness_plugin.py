@@ -88,8 +88,16 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+#: Plugins of the environment that the inner runs do without. pytester forgets every module an
+#: inner run imports, so a plugin that imports its package lazily (hypothesis, at the end of a
+#: session) imports, and assertion-rewrites, all of it again in every run: about 0.6 s each.
+#: (``-p no:NAME`` is harmless when the plugin is not installed.)
+QUIET = ["-p", "no:cacheprovider", "-p", "no:asyncio", "-p", "no:hypothesispytest", "-p", "no:anyio",
+         "-p", "no:benchmark"]
+
+
 def run(p: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return p.runpytest(*PLUGIN, "-p", "no:cacheprovider", "-p", "no:asyncio", *args)
+    return p.runpytest(*PLUGIN, *QUIET, *args)
 
 
 def test_cases_are_items_named_by_case(project: pytest.Pytester) -> None:
@@ -173,7 +181,7 @@ def test_robustness_variants_are_items_and_all_run(project: pytest.Pytester) -> 
 def test_parallel_under_xdist(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     (project.path / "cases" / "robust.yaml").write_text(ROBUST)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    result = project.runpytest_subprocess(*PLUGIN, "-p", "no:cacheprovider", "-p", "no:asyncio", "-n", "2")
+    result = project.runpytest_subprocess(*PLUGIN, *QUIET, "-n", "2")
     result.assert_outcomes(passed=4, failed=1)
 
 

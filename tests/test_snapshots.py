@@ -40,8 +40,31 @@ def api() -> APIServer:
 def test_guard_detects_a_mutated_snapshot(api: APIServer) -> None:
     api.create(_pod())
     _stored(api)["metadata"]["labels"]["a"] = "changed"  # what a careless caller of shared=True could do
-    with pytest.raises(SnapshotMutated, match="pods default/p"):
-        api.patch("Pod", "p", {"metadata": {"labels": {"b": "2"}}}, namespace=NS)
+    api.patch("Pod", "p", {"metadata": {"labels": {"b": "2"}}}, namespace=NS)  # (checked once, at the end)
+    with pytest.raises(SnapshotMutated, match="pods default/p changed after it was stored"):
+        api.check_snapshots()
+
+
+def test_guard_checks_a_snapshot_when_it_leaves_the_history(api: APIServer) -> None:
+    """A snapshot the history no longer keeps is checked as it goes: a mutation is never missed."""
+    from fakeapi.codec.snapshots import HISTORY
+
+    api.create(_pod())
+    first = _stored(api)
+    first["metadata"]["labels"]["a"] = "changed"
+    for i in range(HISTORY - 1):
+        api.patch("Pod", "p", {"metadata": {"labels": {"n": str(i)}}}, namespace=NS)
+    with pytest.raises(SnapshotMutated, match='"a":"changed"'):
+        api.patch("Pod", "p", {"metadata": {"labels": {"n": "last"}}}, namespace=NS)
+
+
+def test_guard_detects_a_reordered_snapshot(api: APIServer) -> None:
+    """The fingerprint keeps key order: even a mutation that leaves the value equal is seen."""
+    api.create(_pod())
+    meta = _stored(api)["metadata"]
+    meta["name"] = meta.pop("name")
+    with pytest.raises(SnapshotMutated):
+        api.check_snapshots()
 
 
 def test_shared_get_is_the_snapshot_and_plain_get_a_copy(api: APIServer) -> None:

@@ -32,6 +32,8 @@ from fakeapi.harness.bundles import Bundle, available_bundles, get_bundle
 from fakeapi.harness.captures import case_capture_problems
 from fakeapi.harness.selection import controller_selection_problems
 from fakeapi.harness.suggest import did_you_mean  # (re-exported: it lived here)
+from fakeapi.harness.valuechecks import regex_problem, time_problem
+from fakeapi.machinery import boundedyaml
 
 #: A JSON path inside one case: keys and list indexes.
 JsonPath = tuple[str | int, ...]
@@ -663,7 +665,8 @@ def bundle_kinds(bundle: Bundle) -> frozenset[str] | None:
 def _crd_kind_names(obj: Any) -> set[str]:
     if not isinstance(obj, dict) or obj.get("kind") != "CustomResourceDefinition":
         return set()
-    names = (obj.get("spec") or {}).get("names") or {}
+    spec = obj.get("spec")
+    names = (spec.get("names") if isinstance(spec, dict) else None) or {}  # (issue 24: any shape, no crash)
     if not isinstance(names, dict):
         return set()
     out = {str(names[k]) for k in ("kind", "plural", "singular") if names.get(k)}
@@ -701,10 +704,9 @@ def _marker_problems(value: Any, path: JsonPath, out: list[tuple[JsonPath, bool,
             if not isinstance(v, str):
                 out.append((sub, False, "`$regex` takes a string"))
             else:
-                try:
-                    re.compile(v)
-                except re.error as e:
-                    out.append((sub, False, f"bad regular expression: {e}"))
+                why = regex_problem(v)  # (issue 24: compiled with bounds, every failure a clean problem)
+                if why is not None:
+                    out.append((sub, False, why))
         elif k == "$len" and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
             out.append((sub, False, "`$len` takes a non-negative integer"))
         elif k in ("$gte", "$lte") and (isinstance(v, bool) or not isinstance(v, (int, float, str))):
@@ -830,6 +832,22 @@ def _check_assertion(ctx: _Ctx, a: dict[str, Any], path: JsonPath) -> None:
             _check_kind(ctx, arg.get("kind"), (*sub, "kind"), "a `calls` expectation")
 
 
+def _time_problems(data: dict[str, Any]) -> list[tuple[JsonPath, bool, str]]:
+    """The clock and the given objects' creationTimestamps must be real dates (the schema checks their shape)."""
+    found: list[tuple[JsonPath, bool, str]] = []
+    places: list[tuple[JsonPath, Any]] = [(("clock",), data.get("clock"))]
+    for i, obj in enumerate(data.get("given") or []):
+        meta = obj.get("metadata") if isinstance(obj, dict) else None
+        if isinstance(meta, dict):
+            places.append((("given", i, "metadata", "creationTimestamp"), meta.get("creationTimestamp")))
+    for path, value in places:
+        if isinstance(value, str):
+            why = time_problem(value)
+            if why is not None:
+                found.append((path, False, why))
+    return found
+
+
 def _check_case_extras(ctx: _Ctx, data: dict[str, Any]) -> None:
     """Settle forms, and the kinds and API versions of objects in ``given`` and in creates (issue 23)."""
     from fakeapi.harness.names import api_version_problem, builtin_api_versions, crd_api_versions
@@ -889,6 +907,7 @@ def _check_services(ctx: _Ctx, data: dict[str, Any]) -> None:
 def check_case(data: dict[str, Any]) -> list[tuple[JsonPath, bool, str]]:
     """The checks the schema cannot make: bundles, operations, invariants, kinds, markers, fault rules."""
     out: list[tuple[JsonPath, bool, str]] = []
+    out.extend(_time_problems(data))  # (issue 24: clock values are real dates)
     hosted: dict[str, Bundle] = {}
     known_bundles: list[str] | None = None
     for i, name in enumerate(data.get("bundles") or []):
@@ -981,7 +1000,7 @@ def iter_documents(text: str, file: str) -> Iterator[tuple[Node, SourceMap, Any,
     """Compose each YAML document: ``(node, source map, value, last content line)``; raises LoadError."""
     lines = text.splitlines()
     try:
-        for node in yaml.compose_all(text, Loader=FixtureYamlLoader):
+        for node in boundedyaml.compose_all(text, FixtureYamlLoader):  # (issue 24: nesting, aliases bounded)
             if isinstance(node, ScalarNode) and node.tag == _NULL and node.value == "":
                 continue
             sm = SourceMap(file, lines)

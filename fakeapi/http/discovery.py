@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from fakeapi.registry.kinds import Kind, KindRegistry
+from fakeapi.registry.verbs import serves_deletecollection  # (issue 24: namespaces have none)
 
 #: The verbs of a resource served with every REST verb (what kube-apiserver lists for CRs).
 RESOURCE_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
@@ -134,7 +135,8 @@ def api_resource_list(registry: KindRegistry, group: str, version: str) -> dict[
         return None
     resources: list[dict[str, Any]] = []
     for k in sorted(kinds, key=lambda k: k.plural):
-        main = _resource(k, k.plural, RESOURCE_VERBS, singular=k.singular)
+        verbs = RESOURCE_VERBS if serves_deletecollection(k) else [v for v in RESOURCE_VERBS if v != "deletecollection"]
+        main = _resource(k, k.plural, verbs, singular=k.singular)
         if k.short_names:
             main["shortNames"] = list(k.short_names)
         categories = k.extra.get("categories")

@@ -33,7 +33,7 @@ from urllib.parse import unquote
 import yaml
 
 from fakeapi.http import discovery, openapi_docs
-from fakeapi.machinery import errors
+from fakeapi.machinery import bodycheck, boundedyaml, errors
 from fakeapi.machinery.errors import ApiError, Cause
 from fakeapi.machinery.jsonutil import go_json_type as _json_type
 from fakeapi.registry.kinds import Kind
@@ -112,21 +112,26 @@ def _reject_constant(name: str) -> Any:
 
 
 def decode_json(body: bytes, what: str = "couldn't get version/kind; json parse error") -> Any:
-    """Parse a request body as JSON (strictly: no NaN/Infinity); 400 on failure."""
+    """Parse a request body as JSON (strictly: no NaN/Infinity); 400 on failure.
+
+    As Go's decoder does, invalid UTF-8 and unpaired surrogate escapes become U+FFFD; nesting
+    too deep for the Python decoder is a 400 (``bodycheck`` bounds it lower on every write).
+    """
+    # --- issue 24: Go's replacement of invalid text, and a clean error for deep nesting ---
+    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
     try:
-        return json.loads(body, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError as e:
+        raise errors.bad_request(f"{what}: exceeded max depth of {bodycheck.MAX_DEPTH}") from e
     except (ValueError, UnicodeDecodeError) as e:
         raise errors.bad_request(f"{what}: {e}") from e
+    if "\\u" in text and ("\\ud" in text.lower()):
+        value = bodycheck.replace_lone_surrogates(value)
+    return value
 
 
-class _JSONCompatibleLoader(yaml.SafeLoader):
-    """YAML as sigs.k8s.io/yaml reads it: timestamps stay strings (the document is converted to JSON)."""
-
-
-_JSONCompatibleLoader.yaml_implicit_resolvers = {
-    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
+#: YAML as sigs.k8s.io/yaml reads it: timestamps stay strings (the document is converted to JSON).
+_JSONCompatibleLoader = boundedyaml.JSONCompatibleLoader
 
 #: Request body media types the server decodes (anything else is 415).
 BODY_MEDIA_TYPES = ["application/json", "application/yaml"]
@@ -139,7 +144,7 @@ def decode_body(req: Request) -> Any:
         return decode_json(req.body)
     if ctype in ("application/yaml", "application/x-yaml", "text/yaml"):
         try:
-            return yaml.load(req.body, Loader=_JSONCompatibleLoader)  # a SafeLoader subclass
+            return boundedyaml.load(req.body, _JSONCompatibleLoader)  # (issue 24: nesting, aliases bounded)
         except yaml.YAMLError as e:
             raise errors.bad_request(f"error converting YAML to JSON: {e}") from e
     raise errors.unsupported_media_type(BODY_MEDIA_TYPES)
@@ -308,6 +313,8 @@ class RestAPI:
             if m == "POST":
                 return self._create(req, route)
             if m == "DELETE":
+                if not discovery.serves_deletecollection(route.kind):
+                    raise method_not_allowed()  # (issue 24: namespaces have no deletecollection)
                 return self._delete_collection(req, route)
             raise method_not_allowed()
         sub = route.subresource
@@ -500,7 +507,7 @@ class RestAPI:
         if "dryRun" in q:
             opts["dryRun"] = list(q["dryRun"])
         if req.body.strip():
-            body = decode_json(req.body)
+            body = decode_body(req)
             if not isinstance(body, dict):
                 raise errors.bad_request(
                     f"json: cannot unmarshal {_json_type(body)} into Go value of type v1.DeleteOptions")

@@ -35,8 +35,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import yaml
 
+from fakeapi.http import pool
+from fakeapi.http.guard import AccessPolicy
 from fakeapi.http.rest import DEFAULT_WATCH_TIMEOUT, Request, Response, RestAPI, WatchResponse, encode
-from fakeapi.machinery import errors
+from fakeapi.machinery import bodycheck, errors
 
 if TYPE_CHECKING:
     from fakeapi.server.apiserver import APIServer
@@ -48,7 +50,7 @@ WATCH_POLL_SLICE = 1.0
 DEFAULT_BOOKMARK_INTERVAL = 60.0
 #: The name used for the cluster, user and context of the written kubeconfig.
 KUBECONFIG_NAME = "fakeapi"
-#: The bearer token written to the kubeconfig (any token, or none, is accepted).
+#: The bearer token written to the kubeconfig of a server started without one (which accepts any, or none).
 KUBECONFIG_TOKEN = "fakeapi"
 
 
@@ -63,30 +65,35 @@ class Endpoint:
     #: A kubeconfig file (cluster, user with a token, context ``fakeapi``, namespace ``default``).
     kubeconfig_path: str
 
+    #: The bearer token the server requires (None: it requires none).
+    token: str | None = None
+
     def kubeconfig(self) -> dict[str, Any]:
         """The kubeconfig document as a dict (the content of :attr:`kubeconfig_path`)."""
-        return kubeconfig_document(self.url)
+        return kubeconfig_document(self.url, token=self.token)
 
 
-def kubeconfig_document(url: str, *, namespace: str = "default") -> dict[str, Any]:
-    """A kubeconfig for ``url``: plain HTTP, ``insecure-skip-tls-verify``, a token any server accepts."""
+def kubeconfig_document(url: str, *, namespace: str = "default", token: str | None = None) -> dict[str, Any]:
+    """A kubeconfig for ``url``: plain HTTP, ``insecure-skip-tls-verify``, the server's token (or one
+    a server without a token accepts)."""
     return {
         "apiVersion": "v1",
         "kind": "Config",
         "preferences": {},
         "clusters": [{"name": KUBECONFIG_NAME, "cluster": {"server": url, "insecure-skip-tls-verify": True}}],
-        "users": [{"name": KUBECONFIG_NAME, "user": {"token": KUBECONFIG_TOKEN}}],
+        "users": [{"name": KUBECONFIG_NAME, "user": {"token": token or KUBECONFIG_TOKEN}}],
         "contexts": [{"name": KUBECONFIG_NAME,
                       "context": {"cluster": KUBECONFIG_NAME, "user": KUBECONFIG_NAME, "namespace": namespace}}],
         "current-context": KUBECONFIG_NAME,
     }
 
 
-def write_kubeconfig(path: str | os.PathLike[str], url: str, *, namespace: str = "default") -> str:
+def write_kubeconfig(path: str | os.PathLike[str], url: str, *, namespace: str = "default",
+                     token: str | None = None) -> str:
     """Write a kubeconfig for ``url`` to ``path`` (mode 0600) and return the path."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    text = yaml.safe_dump(kubeconfig_document(url, namespace=namespace), sort_keys=False)
+    text = yaml.safe_dump(kubeconfig_document(url, namespace=namespace, token=token), sort_keys=False)
     fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
@@ -108,6 +115,28 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
     server: FakeAPIHTTPServer
+    #: The dispatcher's record of this connection (fakeapi.http.pool).
+    conn: pool.Connection
+    #: The status line and headers of the current response were sent (a late failure cannot answer).
+    _answered = False
+
+    @classmethod
+    def for_connection(cls, conn: pool.Connection, server: FakeAPIHTTPServer) -> _Handler:
+        """A handler kept with its connection across requests (``setup`` only: the pool calls
+        :meth:`handle_one_request` once per request)."""
+        h = cls.__new__(cls)
+        h.request, h.client_address, h.server, h.conn = conn.sock, conn.address, server, conn
+        h.timeout = server.read_timeout  # type: ignore[misc]  # (every blocking socket read or write is bounded)
+        h.setup()
+        if conn.prebuffered:  # (each request is read from what the selector read, then the socket)
+            h.rfile.close()
+        return h
+
+    def __getattr__(self, name: str) -> Any:
+        """Any other method (``do_FOO``) is served too: the REST layer answers 405 as kube-apiserver does."""
+        if name.startswith("do_"):
+            return self._serve
+        raise AttributeError(name)
 
     def version_string(self) -> str:
         """The ``Server`` header."""
@@ -142,16 +171,27 @@ class _Handler(BaseHTTPRequestHandler):
             super().log_message(format, *args)
 
     def _read_body(self) -> bytes:
+        """The request body (Content-Length or chunked), at most ``max_body`` bytes (_BodyTooLarge past it)."""
+        limit = self.server.max_body
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
             parts: list[bytes] = []
+            total = 0
             while True:
                 size_line = self.rfile.readline(65537)
                 size = int(size_line.split(b";", 1)[0].strip() or b"0", 16)
+                if size < 0:
+                    raise ValueError("negative chunk size")
                 if size == 0:
                     while self.rfile.readline(65537) not in (b"\r\n", b"\n", b""):
                         pass
                     return b"".join(parts)
-                parts.append(self.rfile.read(size))
+                total += size
+                if total > limit:
+                    raise _BodyTooLarge()
+                chunk = self.rfile.read(size)
+                if len(chunk) < size:
+                    raise ValueError("truncated chunk")
+                parts.append(chunk)
                 self.rfile.readline(65537)
         length = self.headers.get("Content-Length")
         if not length:
@@ -159,18 +199,50 @@ class _Handler(BaseHTTPRequestHandler):
         n = int(length)
         if n < 0:
             raise ValueError("negative Content-Length")
-        return self.rfile.read(n)
+        if n > limit:
+            raise _BodyTooLarge()
+        body = self.rfile.read(n)
+        if len(body) < n:
+            raise ValueError("truncated body")
+        return body
 
     def _serve(self) -> None:
+        """Serve one request; whatever fails is answered (a 500 Status at worst), never a dropped connection."""
+        try:
+            self._serve_request()
+        except Exception as e:  # (issue 24: a bug in a handler still gets an answer)
+            self.close_connection = True
+            if not self._answered:
+                with contextlib.suppress(Exception):
+                    err = errors.internal(f"Internal error occurred: {type(e).__name__}: {e}")
+                    self._send(Response(500, encode(err.status)))
+            if self.server.verbose:
+                raise
+
+    def _serve_request(self) -> None:
+        self._answered = False
         try:
             body = self._read_body()
-        except ValueError:
+        except _BodyTooLarge:
+            self.close_connection = True  # (the body is not read: the connection cannot be reused)
+            self._send(Response(413, encode(errors.status_body(
+                413, "RequestEntityTooLarge", f"Request entity too large: limit is {self.server.max_body}"))))
+            return
+        except (ValueError, OverflowError):
             self.close_connection = True
             self._send(Response(400, encode(errors.status_body(400, "BadRequest", "malformed request body"))))
             return
+        finally:
+            conn = getattr(self, "conn", None)
+            if conn is not None:
+                conn.done_reading()
         url = urlsplit(self.path)
         headers = {k.lower(): v for k, v in self.headers.items()}
         req = Request(self.command, url.path, parse_qs(url.query, keep_blank_values=True), headers, body)
+        denied = self.server.guard.check(req)  # (issue 24: token, Host header, body media type)
+        if denied is not None:
+            self._send(denied)
+            return
         resp = self.server.rest.handle(req)
         if isinstance(resp, WatchResponse):
             self._stream(resp)
@@ -178,6 +250,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(resp)
 
     def _send(self, resp: Response) -> None:
+        self._answered = True
         self.send_response(resp.code)
         self.send_header("Content-Type", resp.content_type)
         self.send_header("Content-Length", str(len(resp.body)))
@@ -189,6 +262,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(resp.body)
 
     def _stream(self, resp: WatchResponse) -> None:
+        with self.server.dispatcher.long_running():  # (issue 24: a watch does not hold a pool worker)
+            self._stream_events(resp)
+
+    def _stream_events(self, resp: WatchResponse) -> None:
+        self._answered = True
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Transfer-Encoding", "chunked")
@@ -223,8 +301,16 @@ class _Handler(BaseHTTPRequestHandler):
             return True
 
 
+class _BodyTooLarge(Exception):
+    """The request body is over the server's limit (kube-apiserver's 3 MiB)."""
+
+
 class FakeAPIHTTPServer(ThreadingHTTPServer):
-    """A ``ThreadingHTTPServer`` serving one :class:`~fakeapi.server.apiserver.APIServer` through :class:`RestAPI`."""
+    """An HTTP server for one :class:`~fakeapi.server.apiserver.APIServer` through :class:`RestAPI`.
+
+    Connections are served by a :class:`~fakeapi.http.pool.ConnectionDispatcher` (a selector for
+    idle ones, a bounded pool of workers, idle and read timeouts), not by a thread each.
+    """
 
     daemon_threads = True
     block_on_close = False
@@ -232,17 +318,31 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
 
     def __init__(self, api: APIServer, host: str = "127.0.0.1", port: int = 0, *,
                  bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
-                 watch_timeout: float = DEFAULT_WATCH_TIMEOUT, verbose: bool = False) -> None:
+                 watch_timeout: float = DEFAULT_WATCH_TIMEOUT, verbose: bool = False,
+                 token: str | None = None, allowed_hosts: tuple[str, ...] = (),
+                 max_workers: int = pool.DEFAULT_MAX_WORKERS, max_connections: int = pool.DEFAULT_MAX_CONNECTIONS,
+                 idle_timeout: float = pool.DEFAULT_IDLE_TIMEOUT, read_timeout: float = pool.DEFAULT_READ_TIMEOUT,
+                 max_body: int = bodycheck.MAX_REQUEST_BYTES) -> None:
         if ":" in host:
             self.address_family = socket.AF_INET6
         self.api = api
         self.verbose = verbose
+        # --- issue 24: limits and access ---
+        self.token = token
+        self.read_timeout = read_timeout
+        self.max_body = max_body
+        self.guard = AccessPolicy(host, token, frozenset(allowed_hosts))
+        self.dispatcher = pool.ConnectionDispatcher(
+            self._serve_one, max_workers=max_workers, max_connections=max_connections,
+            idle_timeout=idle_timeout, read_timeout=read_timeout, on_close=_finish_handler)
+        # --- end issue 24 ---
         self.bookmark_interval = bookmark_interval
         self.stopping = threading.Event()
-        self._conn_lock = threading.Lock()
-        self._connections: set[socket.socket] = set()
-        self._conn_threads: set[threading.Thread] = set()
-        super().__init__((host, port), _Handler)
+        try:
+            super().__init__((host, port), _Handler)
+        except BaseException:
+            self.dispatcher.close(0)
+            raise
         bound_host, bound_port = self.server_address[:2]
         self.host = str(bound_host)
         self.port = int(bound_port)
@@ -264,24 +364,30 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
         self.server_port = int(port)
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        """Serve a connection in its own daemon thread, tracked so :meth:`close` can end it."""
-        t = threading.Thread(target=self._connection_thread, args=(request, client_address),
-                             name=f"fakeapi-http-{self.port}", daemon=True)
-        with self._conn_lock:
-            if self.stopping.is_set():
-                self.shutdown_request(request)
-                return
-            self._connections.add(request)
-            self._conn_threads.add(t)
-        t.start()
+        """Hand a new connection to the dispatcher (no thread of its own: fakeapi.http.pool)."""
+        if self.stopping.is_set():
+            self.shutdown_request(request)
+            return
+        self.dispatcher.add(request, client_address)
 
-    def _connection_thread(self, request: Any, client_address: Any) -> None:
+    def _serve_one(self, conn: pool.Connection) -> bool:
+        """Serve one request of ``conn`` in a pool worker; True to keep the connection open."""
+        h = conn.state
+        if h is None:
+            h = conn.state = _Handler.for_connection(conn, self)
+        h.close_connection = True
+        if conn.prebuffered:
+            h.rfile = conn.reader()
         try:
-            self.process_request_thread(request, client_address)
-        finally:
-            with self._conn_lock:
-                self._connections.discard(request)
-                self._conn_threads.discard(threading.current_thread())
+            h.handle_one_request()
+            h.wfile.flush()
+        except OSError:  # (the client went away, or its read was too slow: the socket was shut down)
+            return False
+        keep = not h.close_connection and not self.stopping.is_set()
+        if keep and conn.prebuffered:
+            conn.sock.setblocking(False)
+            conn.keep_unread(h.rfile)  # (bytes of a next request already read stay with the connection)
+        return keep
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Connection errors (a client that went away) are not worth a traceback unless verbose."""
@@ -357,15 +463,7 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
             self.shutdown()
         self.server_close()
         self.api.wake_watchers()
-        with self._conn_lock:
-            conns = list(self._connections)
-            threads = list(self._conn_threads)
-        for c in conns:
-            with contextlib.suppress(OSError):
-                c.shutdown(socket.SHUT_RDWR)
-        end = time.monotonic() + timeout
-        for t in threads:
-            t.join(max(0.0, end - time.monotonic()))
+        self.dispatcher.close(timeout)
 
 
 @contextlib.contextmanager
@@ -379,6 +477,7 @@ def serve(
     bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
     watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
     verbose: bool = False,
+    **limits: Any,
 ) -> Iterator[Endpoint]:
     """Serve ``api``'s Kubernetes REST API over HTTP for the duration of the ``with`` block.
 
@@ -387,18 +486,31 @@ def serve(
     ``namespace``. ``bookmark_interval`` spaces the BOOKMARK events of watches
     that allow them; ``watch_timeout`` is the duration of a watch without
     ``timeoutSeconds``. ``verbose`` logs each request to stderr.
+
+    Access and limits (keywords of :class:`FakeAPIHTTPServer`): ``token`` (requests must carry it as a
+    bearer token; the kubeconfig does), ``allowed_hosts`` (more names the Host header may give),
+    ``max_workers``, ``max_connections``, ``idle_timeout``, ``read_timeout`` and ``max_body``
+    (kube-apiserver's 3 MiB request limit by default).
     """
     httpd = FakeAPIHTTPServer(api, host, port, bookmark_interval=bookmark_interval,
-                              watch_timeout=watch_timeout, verbose=verbose)
+                              watch_timeout=watch_timeout, verbose=verbose, **limits)
     tmpdir: str | None = None
     try:
         if kubeconfig_path is None:
             tmpdir = tempfile.mkdtemp(prefix="fakeapi-")
             kubeconfig_path = os.path.join(tmpdir, "kubeconfig")
-        path = write_kubeconfig(kubeconfig_path, httpd.url, namespace=namespace)
+        path = write_kubeconfig(kubeconfig_path, httpd.url, namespace=namespace, token=httpd.token)
         httpd.start()
-        yield Endpoint(url=httpd.url, host=httpd.host, port=httpd.port, kubeconfig_path=path)
+        yield Endpoint(url=httpd.url, host=httpd.host, port=httpd.port, kubeconfig_path=path, token=httpd.token)
     finally:
         httpd.close()
         if tmpdir is not None:
             shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def _finish_handler(conn: pool.Connection) -> None:
+    """A connection closes: flush and close its handler's files."""
+    h = conn.state
+    if h is not None:
+        with contextlib.suppress(Exception):
+            h.finish()

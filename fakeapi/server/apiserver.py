@@ -26,17 +26,20 @@ from fakeapi.codec.godecode import DecodeCache
 from fakeapi.codec.snapshots import SnapshotGuard
 from fakeapi.codec.snapshots import enabled as _snapshot_check_enabled
 from fakeapi.machinery import errors, fieldmanager
+from fakeapi.machinery.errors import ApiError
+from fakeapi.machinery.jsonutil import fast_copy
 from fakeapi.machinery.typedfields import Memo
 from fakeapi.registry.apiextensions.crd import storage_version
+from fakeapi.registry.apiextensions.crdsnapshot import CRDSnapshot, CRDTemplate
 from fakeapi.registry.apiextensions.strategy import CustomResourceDefinitionStrategy
 from fakeapi.registry.builtin import builtin_kinds
 from fakeapi.registry.kinds import Kind, KindRegistry
-from fakeapi.server import hooks
+from fakeapi.server import hooks, txn  # (txn: request atomicity, issue 24)
 from fakeapi.server.clock import Clock
 from fakeapi.server.delete import DeleteVerb
 from fakeapi.server.faults import FaultSet
 from fakeapi.server.patch import PatchVerb
-from fakeapi.server.pipeline import Objects, mapping
+from fakeapi.server.pipeline import Objects, Outcome, Write, mapping
 from fakeapi.server.read import ReadVerbs
 from fakeapi.server.store import Entry, Store
 from fakeapi.server.subresources import Subresources
@@ -65,7 +68,7 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         self.kinds = KindRegistry()
         self.store = Store()
         self.seed = seed
-        self._rng = random.Random(seed)
+        self._rng: random.Random = txn.JournaledRandom(seed)  # (issue 24: restored when a request fails)
         self._rv = 0
         #: The current value of the global resourceVersion counter (read it, never set it).
         self.resource_version = 0
@@ -149,6 +152,56 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
                           lambda: self._create(kind, manifest, None, "Warn", False, False, respond=False))
             spec = manifest["spec"]
             return self.kinds.require(spec["names"]["kind"], f"{spec['group']}/{storage_version(spec)}")
+
+    def install_crd(self, snapshot: CRDSnapshot, *, actor: str = "user") -> Kind:
+        """:meth:`register_crd` for a manifest many servers of the process register (a bundle's CRDs).
+
+        The first install in the process registers the manifest on a scratch server and keeps what
+        it stored as the snapshot's template; later installs store a copy around the template's
+        spec, with this server's uid, times and resourceVersion (:mod:`fakeapi.registry.apiextensions.crdsnapshot`).
+        The request, the stored object and what follows are those of :meth:`register_crd`.
+        """
+        kind = self.kinds.require("CustomResourceDefinition", "apiextensions.k8s.io/v1")
+        with self._lock:
+            tmpl = snapshot.template(self.managed_fields)
+            if tmpl is None:
+                tmpl = self._crd_template(kind, snapshot)
+            if tmpl is None or self._table(kind).get("", snapshot.name) is not None:
+                return self.register_crd(fast_copy(snapshot.manifest), actor=actor)  # (an update, or an error)
+            template = tmpl
+            self._run("create", kind, "", snapshot.name, "", actor, lambda: self._create_from_template(kind, template))
+            spec = template.obj["spec"]
+            return self.kinds.require(spec["names"]["kind"], f"{spec['group']}/{storage_version(spec)}")
+
+    def _crd_template(self, kind: Kind, snapshot: CRDSnapshot) -> CRDTemplate | None:
+        """Register the snapshot's manifest on a fresh scratch server (this one's managedFields setting)
+        and keep what it stored, checked to be as Go encodes it; None when the manifest is refused."""
+        scratch = APIServer(clock=Clock(self.clock.now()), garbage_collector=False, default_namespaces=False,
+                            managed_fields=self.managed_fields)
+        try:
+            scratch.register_crd(fast_copy(snapshot.manifest))
+        except ApiError:
+            return None  # (this server's register_crd gives the error, as a request of its own)
+        entry = scratch._table(kind).get("", snapshot.name)
+        if entry is None:
+            return None
+        SnapshotGuard().stored(kind.plural, entry.key, entry.obj, kind.go_type)  # (installs skip the check)
+        return snapshot.keep(self.managed_fields, CRDTemplate(entry.obj, tuple(scratch.last_warnings)))
+
+    def _create_from_template(self, kind: Kind, tmpl: CRDTemplate) -> Outcome:
+        """The create :meth:`_create` makes of a CRD manifest, from what it stored once before."""
+        src = tmpl.obj
+        # (the same keys in the same places: those _create sets anew go where it puts them)
+        meta = {k: v for k, v in src["metadata"].items() if k != "managedFields" and k != "resourceVersion"}
+        meta["creationTimestamp"] = self.clock.timestamp()
+        meta["uid"] = self._new_uid()
+        obj = {**src, "metadata": meta}
+        self._warn(list(tmpl.warnings))
+        self._record_managed(kind, obj, None, None, "user", "")
+        w = Write(kind, self._table(kind), obj, go_checked=True)
+        kind.strategy.before_commit_create(self, obj)
+        rv = self._commit(w)
+        return Outcome({}, 201, rv, True, meta["name"])
 
     def check_snapshots(self) -> None:
         """With ``FAKEAPI_CHECK_SNAPSHOTS=1``: check that no stored snapshot, and no decoded form

@@ -11,9 +11,10 @@ from datetime import timedelta
 from typing import Any
 
 from fakeapi.machinery import errors
-from fakeapi.machinery.errors import Cause
+from fakeapi.machinery.errors import ApiError, Cause
 from fakeapi.machinery.metavalidation import not_supported
 from fakeapi.registry.kinds import Kind
+from fakeapi.registry.verbs import serves_deletecollection  # (issue 24)
 from fakeapi.server.clock import format_time, parse_time
 from fakeapi.server.pipeline import Outcome, Pipeline, Write, is_typed
 from fakeapi.server.store import Entry, body_differs, meta_differs
@@ -179,6 +180,9 @@ class DeleteVerb(Pipeline):
         def run() -> Outcome:
             if k.namespaced and not ns:
                 raise errors.resource_not_found()
+            if not serves_deletecollection(k):  # (issue 24: the namespace storage has no DeleteCollection)
+                raise ApiError(errors.status_body(
+                    405, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
             self._check_delete_options(propagation_policy, None, grace_period_seconds)
             match, terms = self._matcher(k, label_selector, field_selector)
             table = self._table(k)

@@ -12,13 +12,13 @@ import json
 from typing import Any
 
 from fakeapi.codec.snapshots import NotGoEncoded
-from fakeapi.machinery import errors, fieldmanager
+from fakeapi.machinery import bodycheck, errors, fieldmanager  # (bodycheck: issue 24)
 from fakeapi.machinery.errors import ApiError, Cause
 from fakeapi.machinery.jsonutil import normalize_numbers
 from fakeapi.machinery.typedfields import TypedError, root_type
 from fakeapi.registry.kinds import Kind
 from fakeapi.server.create import CreateVerb
-from fakeapi.server.decoding import check_patched_go_decodes, patch_invalid
+from fakeapi.server.decoding import check_go_decodes, check_patched_go_decodes, patch_invalid
 from fakeapi.server.pipeline import Outcome, mapping, patches_module
 from fakeapi.server.store import Entry
 from fakeapi.server.update import UpdateVerb
@@ -100,8 +100,9 @@ class PatchVerb(CreateVerb, UpdateVerb):
             if isinstance(body, (bytes, str)):
                 try:
                     body = json.loads(body)
-                except ValueError as err:
+                except (ValueError, RecursionError) as err:
                     raise errors.bad_request(f"error decoding patch: {err}") from err
+            patch_chars = bodycheck.check_body(body)  # (issue 24: the whole patch, before it is applied)
             # the patch functions do not change the document they are given (a merge patch's
             # result shares its untouched parts: the decoder copies it)
             current = e.obj if e.obj.get("apiVersion") == k.api_version else self._read(k, e.obj)
@@ -124,6 +125,7 @@ class PatchVerb(CreateVerb, UpdateVerb):
                 raise errors.internal(str(err)) from err
             if not isinstance(result, dict):
                 raise errors.bad_request("the patch produced something that is not an object")
+            bodycheck.check_patched(result, current, patch_chars)  # (issue 24: what the patch changed)
             rmeta = mapping(result.get("metadata"))
             if rmeta.get("name", name) != name:
                 raise errors.bad_request(
@@ -161,12 +163,15 @@ class PatchVerb(CreateVerb, UpdateVerb):
         if isinstance(config, (bytes, str)):
             import yaml  # (here: most servers never see an apply, and yaml costs start-up time)
 
+            from fakeapi.machinery import boundedyaml  # (issue 24: bounded, read as JSON)
+
             try:
-                config = yaml.safe_load(config)
+                config = boundedyaml.load(config)
             except yaml.YAMLError as err:
                 raise errors.bad_request(f"error decoding YAML: {err}") from err
         if not isinstance(config, dict):
             raise errors.bad_request("error decoding YAML: the applied configuration is not an object")
+        bodycheck.check_body(config)  # (issue 24: the whole configuration, before it is merged)
         config = normalize_numbers(config)
         got = config.get("apiVersion")
         if got != k.api_version:
@@ -195,6 +200,7 @@ class PatchVerb(CreateVerb, UpdateVerb):
             group = f"{k.group}/{k.version}" if k.group else f"/{k.version}"
             raise errors.internal(f"failed to create typed patch object ({where}; {group}, Kind={k.kind}): {err}") from err
         merged = applied.obj
+        bodycheck.check_object(merged)  # (issue 24: the merged object's size)
         mmeta = merged.setdefault("metadata", {})
         mmeta["name"] = name
         if e is None:
@@ -202,6 +208,7 @@ class PatchVerb(CreateVerb, UpdateVerb):
                 mmeta.setdefault("namespace", ns)
             return self._create(k, merged, ns or None, field_validation, dry_run, False, manager=manager,
                                 applied=applied.managed)
+        check_go_decodes(k, merged)  # (issue 24: as the create path: a 400, not a crash in validation)
         decoded = self._decode(k, merged, field_validation, copy=True)
         dmeta = decoded["metadata"]
         dmeta["name"] = name

@@ -27,7 +27,7 @@ from typing import Any
 from fakeapi.codec.godecode import DecodeCache
 from fakeapi.codec.gomodel import GoDecodeError, go_roundtrip, go_roundtrip_owned
 from fakeapi.codec.snapshots import SnapshotGuard, SnapshotMutated
-from fakeapi.machinery import errors, fieldmanager
+from fakeapi.machinery import bodycheck, errors, fieldmanager  # (bodycheck: issue 24)
 from fakeapi.machinery.errors import ApiError, Cause
 from fakeapi.machinery.jsonutil import copy_normalized, copy_object, fast_copy, json_copy, normalize_numbers
 from fakeapi.machinery.jsonutil import go_json_type as _json_type
@@ -38,11 +38,11 @@ from fakeapi.machinery.metavalidation import (
 )
 from fakeapi.machinery.typedfields import Memo, root_type
 from fakeapi.registry.kinds import Kind, KindRegistry
-from fakeapi.server import hooks
+from fakeapi.server import hooks, txn  # (txn: request atomicity, issue 24)
 from fakeapi.server.clock import Clock
 from fakeapi.server.decoding import check_go_meta, check_meta_types
 from fakeapi.server.faults import ControllerCrash, FaultSet
-from fakeapi.server.store import Entry, Store, Table, object_key
+from fakeapi.server.store import FIELD_NAME, FIELD_NAMESPACE, Entry, Store, Table, object_key
 from fakeapi.server.store import same_meta as _store_same_meta
 from fakeapi.server.trace import Trace
 from fakeapi.server.watch import ADDED, DELETED, MODIFIED, Event, EventLog
@@ -51,6 +51,8 @@ GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 #: Annotations used inside APIServer, whose ``list`` method shadows the builtin there.
 Objects = list[dict[str, Any]]
+#: Verbs that write nothing: they run without an undo journal (fakeapi.server.txn).
+_READ_VERBS = frozenset({"get", "list", "watch"})
 KeyedObjects = list[tuple[str, dict[str, Any]]]
 
 
@@ -82,6 +84,8 @@ class Write:
     old: Entry | None = None
     delete: bool = False
     extra: list[Callable[[], None]] = field(default_factory=list)
+    #: The object is known to be as Go encodes it (a CRD installed from a checked template).
+    go_checked: bool = False
 
 class Pipeline:
     """The shared steps of the verbs, and the server state they work on (set by ``APIServer.__init__``).
@@ -111,6 +115,8 @@ class Pipeline:
     snapshot_guard: SnapshotGuard | None
     decoded: DecodeCache
     gc: hooks.Collector | None
+    #: The save point of the request in progress (fakeapi.server.txn), None between requests.
+    _tx: txn.Savepoint | None = None
 
     # ------------------------------------------------------------------ the request frame
 
@@ -137,7 +143,25 @@ class Pipeline:
                 self._record(verb, kind, namespace, name, subresource, actor, patch_type, err.code, err.reason, 0, False)
                 raise err
             try:
-                out = fn()
+                # --- request atomicity (fakeapi.server.txn): a request that fails changes nothing ---
+                if verb in _READ_VERBS:
+                    out = fn()
+                else:
+                    outer = self._tx
+                    sp = self._tx = txn.begin(  # (the kinds too: a CRD's strategy changes them)
+                        outer.journal if outer is not None else None, self._rv, self.resource_version, self._rng,
+                        self.kinds, self.store)
+                    try:
+                        out = fn()
+                        if sp.outermost:
+                            self._flush_notes(sp)
+                    except BaseException:
+                        self._undo(sp)
+                        raise
+                    finally:
+                        self._tx = outer
+                        txn.end(sp, self._rng)
+                # --- end request atomicity ---
             except ApiError as e:
                 self._record(verb, kind, namespace, name, subresource, actor, patch_type, e.code, e.reason, 0, False)
                 if rule is not None and rule.crash == "after":  # the caller dies once the call returns, whatever it got
@@ -159,6 +183,23 @@ class Pipeline:
                 return self._view(kind, out.obj) if shared else self._read(kind, out.obj)
             return out.obj
 
+    def _undo(self, sp: txn.Savepoint) -> None:
+        """Roll back what the request of save point ``sp`` did (store, counter, watch logs, generator)."""
+        txn.rollback(sp, self.kinds, self.store)
+        self._rv = sp.rv
+        self.resource_version = sp.resource_version
+        txn.restore_rng(sp, self._rng)
+        self._pending_managed = None
+
+    def _flush_notes(self, sp: txn.Savepoint) -> None:
+        """Deliver the notifications the request held back (those of nested writes they cause included)."""
+        notes = sp.journal.notes
+        i = 0
+        while i < len(notes):
+            self._deliver(*notes[i])
+            i += 1
+        notes.clear()
+
     def _record(self, verb: str, kind: Kind, namespace: str, name: str, subresource: str, actor: str,
                 patch_type: str, code: int, reason: str, rv: int, wrote: bool) -> None:
         self.trace.record_call(self.clock._now, actor, verb, kind.kind, namespace or "", name, subresource, patch_type,
@@ -167,6 +208,7 @@ class Pipeline:
     def _kind_of(self, obj: Any) -> Kind:
         if not isinstance(obj, dict):
             raise errors.bad_request("Object 'Kind' is missing in the request body")
+        bodycheck.check_object(obj)  # (issue 24: only JSON values, within bounds, before anything else)
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
         if not isinstance(kind, str) or not kind:
             raise errors.bad_request(f"Object 'Kind' is missing in '{_short(obj)}'")
@@ -388,12 +430,16 @@ class Pipeline:
     def _commit(self, w: Write) -> int:
         """Apply a prepared write: assign the next resourceVersion, store, log the event."""
         kind, table = w.kind, w.table
+        sp = self._tx
         self._rv += 1
         rv = self.resource_version = self._rv
         if w.delete:
             assert w.old is not None
             gone = w.old.obj
             last = {**gone, "metadata": {**gone["metadata"], "resourceVersion": str(rv)}}
+            if sp is not None:  # (fakeapi.server.txn: how to undo this commit)
+                txn.record_put(sp, self.store, table, w.old.key, w.old, self._forgetter(kind, w.old))
+                txn.record_append(sp, self._log(kind))
             self.store.remove(table, w.old.key)
             self.decoded.forget(kind.group, kind.plural, w.old.namespace, w.old.name)
             if self.snapshot_guard is not None:
@@ -414,9 +460,14 @@ class Pipeline:
         elif w.old is not None and w.old.managed is not None and meta.get("managedFields") is w.old.obj["metadata"].get(
                 "managedFields"):
             entry.managed = w.old.managed  # (a write that left them as they were: a binding, a deletion's start)
+        if sp is not None:  # (fakeapi.server.txn: how to undo this commit)
+            txn.record_put(sp, self.store, table, entry.key, table.entries.get(entry.key),
+                           self._forgetter(kind, entry))
+            txn.record_append(sp, self._log(kind))
         old = self.store.put(table, entry)
         if self.snapshot_guard is not None:
-            self.snapshot_guard.stored(kind.plural, entry.key, obj, kind.go_type if kind.stored_go_encoded else None)
+            self.snapshot_guard.stored(kind.plural, entry.key, obj,
+                                       kind.go_type if kind.stored_go_encoded and not w.go_checked else None)
         etype = MODIFIED if old is not None else ADDED
         self._log(kind).append(Event(rv, etype, entry.namespace, obj, old.obj if old is not None else None))
         self._notify(etype, kind, obj, old.obj if old is not None else None)
@@ -424,7 +475,18 @@ class Pipeline:
             fn()
         return rv
 
+    def _forgetter(self, kind: Kind, e: Entry) -> Callable[[], None]:
+        """Drop the decoded form of ``e``'s object (for an undone commit)."""
+        return lambda: self.decoded.forget(kind.group, kind.plural, e.namespace, e.name)
+
     def _notify(self, etype: str, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        sp = self._tx
+        if sp is not None:  # (fakeapi.server.txn: delivered once the request succeeds)
+            sp.journal.notes.append((etype, kind, obj, old))
+            return
+        self._deliver(etype, kind, obj, old)
+
+    def _deliver(self, etype: str, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         if self.gc is not None:
             self.gc.on_event(etype, kind, obj, old)
         for fn in self._listeners:
@@ -480,7 +542,7 @@ class Pipeline:
                 return False
             return fsel.empty or fsel.matches(lambda p: field_value(obj, p))
 
-        return match, lsel.index_terms()
+        return match, lsel.index_terms() + _field_index_terms(fsel, kind.namespaced)
 
     # ------------------------------------------------------------ managedFields
 
@@ -609,7 +671,7 @@ def registry_key(kind: Kind, key: str) -> str:
 
 
 def _short(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"))[:200]
+    return json.dumps(obj, separators=(",", ":"), default=lambda v: f"<{type(v).__name__}>")[:200]
 
 
 def _same_body(new: dict[str, Any], old: dict[str, Any]) -> bool:
@@ -626,3 +688,15 @@ def _same_body(new: dict[str, Any], old: dict[str, Any]) -> bool:
 
 
 _ABSENT: Any = object()
+
+
+def _field_index_terms(fsel: Any, namespaced: bool) -> list[tuple[str, frozenset[str]]]:
+    """The store index terms of a field selector's exact ``metadata.name`` / ``metadata.namespace``."""
+    out = []
+    name = fsel.exact("metadata.name")
+    if name is not None:
+        out.append((FIELD_NAME, frozenset((name,))))
+    namespace = fsel.exact("metadata.namespace") if namespaced else None
+    if namespace is not None:
+        out.append((FIELD_NAMESPACE, frozenset((namespace,))))
+    return out

@@ -95,9 +95,11 @@ class ReadVerbs(Pipeline):
             elif resource_version not in (None, "", "0") and (
                     resource_version_match == "Exact" or (page and not resource_version_match)):
                 at = int(str(resource_version))
-            if at == self._rv:
+            table = self._table(k)
+            current = at == self._rv
+            if current:  # (a page starts at its key and stops once full: it costs what it returns)
                 source: Iterable[tuple[str, dict[str, Any]]] = (
-                    (e.key, e.obj) for e in self._table(k).candidates(ns or None, terms))
+                    (e.key, e.obj) for e in table.select(ns or None, terms, start))
             else:
                 source = self._objects_at(k, ns, at, start if continue_ else None)
             items: list[dict[str, Any]] = []
@@ -111,6 +113,9 @@ class ReadVerbs(Pipeline):
                 if page and len(items) >= page:
                     remaining += 1
                     if match is not None:
+                        break
+                    if current:  # (counted by the key index)
+                        remaining = table.count_after(ns or None, last_key)
                         break
                     continue
                 items.append(obj)

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from sortedcontainers import SortedList
+
 from fakeapi.machinery.jsonutil import canonical
 
 
@@ -120,16 +122,30 @@ def same_meta(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return True
 
 
+#: Index terms of field selectors, beside the label terms (``(key, allowed values)``) of
+#: :meth:`Table.candidates` and :meth:`Table.select`: an exact ``metadata.name`` or
+#: ``metadata.namespace``. (A label key never starts with NUL: these never name a label.)
+FIELD_NAME = "\0metadata.name"
+FIELD_NAMESPACE = "\0metadata.namespace"
+
+
 @dataclass
 class Table:
-    """The objects of one resource (group + plural)."""
+    """The objects of one resource (group + plural).
+
+    ``keys`` is every storage key in byte order (a sorted list, O(log n) to insert or remove):
+    a namespace's keys are one run of it (``ns/`` is their common prefix), so a page of a list
+    starts at a bisection and costs what it returns. The label and name indexes narrow a
+    selective list to its candidates without a scan.
+    """
 
     group: str
     plural: str
     entries: dict[str, Entry] = field(default_factory=dict)
-    keys: list[str] = field(default_factory=list)
-    by_namespace: dict[str, set[str]] = field(default_factory=dict)
+    keys: Any = field(default_factory=SortedList)
     by_label: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    #: name -> keys of the objects of that name (one per namespace)
+    by_name: dict[str, set[str]] = field(default_factory=dict)
 
     def get(self, namespace: str, name: str) -> Entry | None:
         """The entry at that key, if any."""
@@ -144,9 +160,12 @@ class Table:
                 return old  # same key, same labels: the indexes stay as they are
             self._unindex(old)
         else:
-            _insort(self.keys, entry.key)
-            self.by_namespace.setdefault(entry.namespace, set()).add(entry.key)
-            self.entries[entry.key] = entry
+            key = entry.key
+            if not key.isascii():
+                key.encode()  # (raises for what cannot be stored: byte order needs UTF-8)
+            self.keys.add(key)
+            self.by_name.setdefault(entry.name, set()).add(key)
+            self.entries[key] = entry
         for kv in entry.labels.items():
             self.by_label.setdefault(kv, set()).add(entry.key)
         return old
@@ -157,15 +176,12 @@ class Table:
         if old is None:
             return None
         self._unindex(old)
-        i = bisect.bisect_left(self.keys, key) if key.isascii() else bisect.bisect_left(
-            self.keys, _byte_key(key), key=_byte_key)
-        if i < len(self.keys) and self.keys[i] == key:
-            del self.keys[i]
-        ns = self.by_namespace.get(old.namespace)
-        if ns is not None:
-            ns.discard(key)
-            if not ns:
-                del self.by_namespace[old.namespace]
+        self.keys.discard(key)
+        names = self.by_name.get(old.name)
+        if names is not None:
+            names.discard(key)
+            if not names:
+                del self.by_name[old.name]
         return old
 
     def _unindex(self, entry: Entry) -> None:
@@ -176,47 +192,94 @@ class Table:
                 if not s:
                     del self.by_label[kv]
 
-    def candidates(self, namespace: str | None, label_terms: Iterable[tuple[str, frozenset[str]]] = ()) -> Iterator[Entry]:
-        """Entries in storage-key order, narrowed by namespace and label index terms.
+    def _key_range(self, namespace: str | None) -> tuple[int, int]:
+        """The positions in ``keys`` of a namespace's run (every key for None)."""
+        if not namespace:
+            return 0, len(self.keys)
+        # ("0" follows "/" in byte order: the run of "ns/..." ends before "ns0")
+        return self.keys.bisect_left(namespace + "/"), self.keys.bisect_left(namespace + "0")
 
-        ``label_terms`` are (key, allowed values) pairs every match must satisfy; the
-        smallest index set is used, so a selective selector does not scan the table.
+    def _narrowed(self, namespace: str | None,
+                  terms: Iterable[tuple[str, frozenset[str]]]) -> tuple[str | None, list[str] | None]:
+        """(the namespace every match is in, the sorted keys every match is among); None for the keys
+        when no index term narrows them (every key of the namespace's run is a candidate).
+
+        The terms' index sets are sized first, the smallest is read, and the others are checked
+        on its keys: a term that matches most of the table costs nothing.
         """
-        best: set[str] | None = None
-        for key, values in label_terms:
-            s: set[str] = set()
+        sized: list[tuple[int, list[set[str]]]] = []
+        for key, values in terms:
+            if key == FIELD_NAMESPACE:
+                if (namespace and namespace not in values) or len(values) != 1:
+                    return namespace, []  # (an exact value is one value: two are never both met)
+                namespace = next(iter(values))
+                continue
+            parts: list[set[str]] = []
             for v in values:
-                s |= self.by_label.get((key, v), set())
-            if best is None or len(s) < len(best):
-                best = s
-            if not best:
-                return iter(())
-        if namespace:
-            ns_keys = self.by_namespace.get(namespace, set())
-            best = ns_keys if best is None else (best & ns_keys)
-        if best is None:
-            return (self.entries[k] for k in list(self.keys))
-        return (self.entries[k] for k in sorted(best, key=_byte_key))
+                part = self.by_name.get(v) if key == FIELD_NAME else self.by_label.get((key, v))
+                if part:
+                    parts.append(part)
+            size = sum(len(p) for p in parts)
+            if not size:
+                return namespace, []
+            sized.append((size, parts))
+        if not sized:
+            return namespace, None
+        sized.sort(key=lambda t: t[0])
+        first = sized[0][1]
+        found = first[0] if len(first) == 1 else set().union(*first)
+        rest = [parts for _, parts in sized[1:]]
+        prefix = namespace + "/" if namespace else ""
+        out: list[str] = []
+        for k in found:
+            if prefix and not k.startswith(prefix):
+                continue
+            ok = True
+            for parts in rest:
+                if not any(k in p for p in parts):
+                    ok = False
+                    break
+            if ok:
+                out.append(k)
+        out.sort()  # (code point order is UTF-8 byte order)
+        return namespace, out
+
+    def candidates(self, namespace: str | None, label_terms: Iterable[tuple[str, frozenset[str]]] = ()) -> Iterator[Entry]:
+        """Entries in storage-key order, narrowed by namespace and index terms (a snapshot: the
+        table may change while the caller goes through them).
+
+        ``label_terms`` are (key, allowed values) pairs every match must satisfy (label keys, or
+        :data:`FIELD_NAME` / :data:`FIELD_NAMESPACE`); candidates must still be matched.
+        """
+        namespace, keys = self._narrowed(namespace, label_terms)
+        if keys is None:
+            lo, hi = self._key_range(namespace)
+            keys = list(self.keys.islice(lo, hi))
+        entries = self.entries
+        return (entries[k] for k in keys)
+
+    def select(self, namespace: str | None, terms: Iterable[tuple[str, frozenset[str]]] = (),
+               after: str = "") -> Iterator[Entry]:
+        """:meth:`candidates` with keys after ``after`` only, read lazily: a page of ``n`` costs
+        O(n log n) whatever the size of the table. Go through it before the table changes."""
+        namespace, keys = self._narrowed(namespace, terms)
+        entries = self.entries
+        if keys is None:
+            lo, hi = self._key_range(namespace)
+            if after:
+                lo = max(lo, self.keys.bisect_right(after))
+            return (entries[k] for k in self.keys.islice(lo, hi))
+        if after:
+            keys = keys[bisect.bisect_right(keys, after):]
+        return (entries[k] for k in keys)
+
+    def count_after(self, namespace: str | None, after: str) -> int:
+        """How many keys of the namespace (every key for None) come after ``after`` (O(log n))."""
+        lo, hi = self._key_range(namespace)
+        return max(0, hi - max(lo, self.keys.bisect_right(after)))
 
     def __len__(self) -> int:
         return len(self.entries)
-
-
-def _byte_key(key: str) -> bytes:
-    return key.encode()
-
-
-def _insort(keys: list[str], key: str) -> None:
-    """Insert ``key`` into ``keys`` (kept in byte order of their UTF-8 encodings).
-
-    Code point order is UTF-8 byte order, so strings compare as their bytes do: an ASCII key
-    (every valid object name) needs no encoding. Other keys take the encoding path, which
-    raises for what cannot be encoded.
-    """
-    if key.isascii():
-        bisect.insort(keys, key)
-    else:
-        bisect.insort(keys, key, key=_byte_key)
 
 
 class Store:

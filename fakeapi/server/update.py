@@ -16,6 +16,7 @@ from fakeapi.registry.kinds import Kind
 from fakeapi.server.decoding import check_go_decodes
 from fakeapi.server.pipeline import Outcome, Pipeline, Write, is_typed, mapping, registry_key
 from fakeapi.server.store import Entry, body_differs, meta_differs
+from fakeapi.server.unchanged import share_unchanged
 
 
 class UpdateVerb(Pipeline):
@@ -42,7 +43,12 @@ class UpdateVerb(Pipeline):
         def run() -> Outcome:
             if kind.namespaced and not ns:
                 raise errors.resource_not_found()
-            check_go_decodes(kind, obj)  # (the handler decodes the body first: this wins over a 404)
+            # what the body sends back unchanged is the stored value (decoded, checked and encoded when
+            # stored): shared, as a patch shares what it leaves, and skipped by the checks below
+            found = self._table(kind).get(ns, name) if kind.stored_go_encoded and not sub and name else None
+            body_in, unchanged = share_unchanged(obj, found.obj) if found is not None else (obj, ())
+            # (the handler decodes the body first: this wins over a 404)
+            check_go_decodes(kind, {k: v for k, v in obj.items() if k not in unchanged} if unchanged else obj)
             if not name:
                 raise errors.bad_request("name is required")
             if kind.namespaced:
@@ -52,7 +58,10 @@ class UpdateVerb(Pipeline):
                 raise errors.not_found(kind.group, kind.plural, name)
             if e is None:
                 raise errors.not_found(kind.group, kind.plural, name)
-            body = self._decode(kind, obj, field_validation)
+            if unchanged and e is found:
+                body = self._decode(kind, body_in, field_validation, shared=True, base=e.obj)
+            else:
+                body = self._decode(kind, obj, field_validation)
             bmeta = body["metadata"]
             bmeta.setdefault("name", name)
             if kind.namespaced:

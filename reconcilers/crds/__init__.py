@@ -19,6 +19,8 @@ from typing import Any
 
 import orjson
 
+from fakeapi.registry.apiextensions.crdsnapshot import CRDSnapshot
+
 Schema = dict[str, Any]
 
 POD_TEMPLATE_SPEC = "io.k8s.api.core.v1.PodTemplateSpec"
@@ -39,6 +41,14 @@ def crd_manifests() -> list[dict[str, Any]]:
     """
     manifests: list[dict[str, Any]] = orjson.loads(_generated_bytes())["manifests"]
     return manifests
+
+
+@lru_cache(maxsize=1)
+def crd_snapshots() -> tuple[CRDSnapshot, ...]:
+    """The four CRDs as snapshots, made once per process: each server installs them from there
+    (:meth:`fakeapi.server.apiserver.APIServer.install_crd`), the manifests parsed, and their creates
+    computed, once."""
+    return tuple(CRDSnapshot(m) for m in crd_manifests())
 
 
 def object_schema(kind: str) -> Schema:

@@ -73,6 +73,11 @@ def compiled_schema(schema: dict[str, Any]) -> Any:
     return _schema_facts(schema)[0]
 
 
+#: Facts of stored CRD schemas by the schema object's identity (see :meth:`SchemaFacts.facts`).
+_BY_IDENTITY: dict[int, tuple[dict[str, Any], tuple[Any, TypedFlag]]] = {}
+_BY_IDENTITY_MAX = 256
+
+
 class SchemaFacts:
     """The facts of one served version's schema (:func:`_schema_facts`), looked up when first needed.
 
@@ -88,10 +93,24 @@ class SchemaFacts:
         self._facts: tuple[Any, TypedFlag] | None = None
 
     def facts(self) -> tuple[Any, TypedFlag]:
-        """(the shared CompiledSchema, the shared :class:`TypedFlag`) of the schema."""
+        """(the shared CompiledSchema, the shared :class:`TypedFlag`) of the schema.
+
+        The schema is a stored CRD's, never mutated: when the very same schema object was looked
+        up before (a CRD installed from a snapshot in every server: :mod:`fakeapi.registry.apiextensions.crdsnapshot`),
+        its facts are found by identity, without serialising it.
+        """
         facts = self._facts
         if facts is None:
-            facts = self._facts = _schema_facts(self.schema)
+            schema = self.schema
+            hit = _BY_IDENTITY.get(id(schema))
+            if hit is not None and hit[0] is schema:
+                facts = hit[1]
+            else:
+                facts = _schema_facts(schema)
+                if len(_BY_IDENTITY) >= _BY_IDENTITY_MAX:
+                    _BY_IDENTITY.clear()
+                _BY_IDENTITY[id(schema)] = (schema, facts)  # (the schema kept alive: its id stays its own)
+            self._facts = facts
         return facts
 
     def load(self) -> tuple[Any, Any, Any]:

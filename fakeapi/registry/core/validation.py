@@ -141,7 +141,9 @@ def _pod_update_causes(new: dict[str, Any], old: dict[str, Any], spec_type: Any)
         causes.append(invalid("spec.activeDeadlineSeconds", None, "must not update from a positive integer to nil value"))
     causes += _only_added_tolerations(_list(new.get("tolerations")), _list(old.get("tolerations")))
     causes += _only_deleted_scheduling_gates(_list(new.get("schedulingGates")), _list(old.get("schedulingGates")))
-    if semantic_equal(new, old, spec_type):
+    # (the body passed the Go decode and the schema: ``==`` is exact, and an unchanged spec, the
+    # common case, is told at C speed without the walk; issue 22)
+    if new == old or semantic_equal(new, old, spec_type):
         return causes
     munged = dict(new)
     for group in ("containers", "initContainers"):

@@ -1,0 +1,286 @@
+"""Whole-body sanity checks: what a request body may hold before anything is committed.
+
+A body reaching kube-apiserver is JSON (or YAML converted to JSON): it can hold
+only objects with string keys, arrays, strings, finite numbers, booleans and
+null. A Python caller of the in-process server can hand over anything, and a
+value JSON cannot hold (a set, bytes, a complex number, a Decimal, a datetime,
+NaN or an infinity, a string with a lone surrogate) would be stored and break
+every later read, list and watch that encodes it. :func:`body_problem` finds
+the first such value, with its path, in one iterative walk (no recursion, so no
+``RecursionError`` however deep the body), and bounds the nesting depth.
+
+The limits:
+
+* :data:`MAX_DEPTH` levels of nesting. kube-apiserver's JSON decoder stops at
+  10000 (apimachinery ``util/json``: ``exceeded max depth of 10000``); fakeapi's
+  recursive algorithms (patches, schema validation, field ownership) run on the
+  Python stack, so its bound is lower. Real objects nest a few dozen levels.
+* :data:`MAX_REQUEST_BYTES`, kube-apiserver's request body limit
+  (``MaxRequestBodyBytes``, 3 MiB): 413 ``Request entity too large: limit is 3145728``.
+* :data:`MAX_OBJECT_BYTES`, etcd's request size limit (``--max-request-bytes``,
+  1.5 MiB), which kube-apiserver reports as a 500 ``etcdserver: request is too large``.
+  fakeapi measures the object's compact JSON (etcd holds protobuf for built-in
+  kinds, JSON for custom ones: within a few percent for most objects).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from fakeapi.machinery import errors
+
+#: The deepest nesting of objects and arrays a body may have.
+MAX_DEPTH = 100
+#: The levels ``metadata.managedFields`` may nest beyond :data:`MAX_DEPTH`: its ``fieldsV1`` mirror the
+#: object's fields three levels down (list, entry, fieldsV1), so an object at the bound keeps them.
+MANAGED_FIELDS_SLACK = 8
+#: kube-apiserver's ``MaxRequestBodyBytes`` (k8s.io/apiserver/pkg/server/config.go).
+MAX_REQUEST_BYTES = 3 * 1024 * 1024
+#: etcd's default ``--max-request-bytes`` (1.5 MiB), the bound on a stored object.
+MAX_OBJECT_BYTES = 1572864
+#: What etcd answers for a write over :data:`MAX_OBJECT_BYTES` (kube-apiserver passes it on as a 500).
+OBJECT_TOO_LARGE = "etcdserver: request is too large"
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+class BodyProblem(ValueError):
+    """A value a JSON body cannot hold, or a body nested too deep; ``path`` says where."""
+
+    def __init__(self, message: str, path: tuple[str | int, ...]) -> None:
+        where = dotted(path)
+        super().__init__(f"{message} (at {where})" if where else message)
+        self.message = message
+        self.path = path
+
+
+def dotted(path: tuple[str | int, ...]) -> str:
+    """``spec.containers[0].name`` for ``("spec", "containers", 0, "name")``."""
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+def _go_float(v: float) -> str:
+    """How Go's ``strconv.FormatFloat(v, 'g', -1, 64)`` writes a non-finite float."""
+    if math.isnan(v):
+        return "NaN"
+    return "+Inf" if v > 0 else "-Inf"
+
+
+def _type_name(v: Any) -> str:
+    t = type(v)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def string_problem(s: str) -> str | None:
+    """Why ``s`` is not valid Unicode text (a lone surrogate), else None."""
+    if s.isascii():
+        return None
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError as e:
+        return f"invalid Unicode: lone surrogate {s[e.start]!a} in a string"
+    return None
+
+
+def body_problem(value: Any, *, max_depth: int = MAX_DEPTH) -> BodyProblem | None:
+    """The first thing wrong with ``value`` as a JSON body, or None when it is a JSON value within bounds.
+
+    Checked: only dict (string keys), list, str, int, float, bool and None; strings are valid
+    Unicode; floats are finite; nesting is at most ``max_depth`` containers deep.
+    """
+    return _scan(value, max_depth)[0]
+
+
+def _path(link: Any) -> tuple[str | int, ...]:
+    out: list[str | int] = []
+    while link is not None:
+        link, key = link
+        out.append(key)
+    return tuple(reversed(out))
+
+
+def _scan(value: Any, max_depth: int) -> tuple[BodyProblem | None, int]:
+    """:func:`body_problem`, and a lower bound of the size of ``value``'s JSON in bytes (when it has none).
+
+    One iterative walk; the path of each container is a (parent, key) link, made a tuple only for an error.
+    """
+    chars = 0
+    stack: list[tuple[Any, int, Any]] = [(value, 0, None)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        v, depth, link = pop()
+        if isinstance(v, (dict, list)):
+            if depth >= max_depth:
+                return BodyProblem(f"exceeded max depth of {max_depth}", _path(link)), chars
+            chars += 2
+            if isinstance(v, dict):
+                for k, item in v.items():
+                    if type(k) is not str and not isinstance(k, str):
+                        return BodyProblem(f"json: unsupported type: a map key of type {_type_name(k)}",
+                                           _path(link)), chars
+                    chars += len(k) + 3
+                    if not k.isascii() and (why := string_problem(k)) is not None:
+                        return BodyProblem(why + " (a map key)", _path(link)), chars
+                    ti = type(item)
+                    if ti is str:
+                        chars += len(item) + 2
+                        if not item.isascii() and (why := string_problem(item)) is not None:
+                            return BodyProblem(why, _path((link, k))), chars
+                    elif ti is int or ti is bool or item is None:
+                        chars += 1
+                    elif k == "managedFields" and depth == 1 and link == (None, "metadata"):
+                        push((item, depth + 1 - MANAGED_FIELDS_SLACK, (link, k)))
+                    else:
+                        push((item, depth + 1, (link, k)))
+            else:
+                for i, item in enumerate(v):
+                    ti = type(item)
+                    if ti is str:
+                        chars += len(item) + 2
+                        if not item.isascii() and (why := string_problem(item)) is not None:
+                            return BodyProblem(why, _path((link, i))), chars
+                    elif ti is int or ti is bool or item is None:
+                        chars += 1
+                    else:
+                        push((item, depth + 1, (link, i)))
+            continue
+        chars += 1
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                return BodyProblem(f"json: unsupported value: {_go_float(v)}", _path(link)), chars
+            continue
+        if isinstance(v, str):
+            chars += len(v) + 1
+            why = string_problem(v)
+            if why is not None:
+                return BodyProblem(why, _path(link)), chars
+            continue
+        if isinstance(v, _SCALARS):
+            continue
+        return BodyProblem(f"json: unsupported type: {_type_name(v)}", _path(link)), chars
+    return None, chars
+
+
+def encoded_size(value: Any) -> int:
+    """The size in bytes of ``value`` as compact UTF-8 JSON (``value`` must be a JSON value)."""
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+
+
+def too_large(value: Any, limit: int = MAX_OBJECT_BYTES) -> bool:
+    """Is ``value``'s compact JSON over ``limit`` bytes? Cheap for small objects: the exact size is
+    computed only when a lower bound (the characters of its strings) comes near the limit."""
+    chars = 0
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            chars += len(v) + 2
+        elif isinstance(v, dict):
+            for k, item in v.items():
+                chars += len(k) + 3
+                stack.append(item)
+        elif isinstance(v, list):
+            chars += 1
+            stack.extend(v)
+        else:
+            chars += 1
+        if chars > limit:
+            return True
+    if chars * 24 < limit:  # (each counted unit is at most 24 bytes: a number, or a character escaped)
+        return False
+    return encoded_size(value) > limit
+
+
+def check_body(value: Any, *, max_depth: int = MAX_DEPTH) -> int:
+    """Raise the 400 ``BadRequest`` of :func:`body_problem` for a body JSON cannot hold (or nested too deep).
+
+    Returns a lower bound of the body's size as JSON (bytes).
+    """
+    problem, chars = _scan(value, max_depth)
+    if problem is not None:
+        raise errors.bad_request(str(problem))
+    return chars
+
+
+def check_object(value: Any) -> None:
+    """:func:`check_body`, then the stored-object size: etcd's 500 ``etcdserver: request is too large``."""
+    problem, chars = _scan(value, MAX_DEPTH)
+    if problem is not None:
+        raise errors.bad_request(str(problem))
+    # (chars bounds the JSON from below; each counted unit is at most 24 bytes: a number, an escape)
+    if chars > MAX_OBJECT_BYTES or (chars * 24 >= MAX_OBJECT_BYTES and encoded_size(value) > MAX_OBJECT_BYTES):
+        raise errors.internal(OBJECT_TOO_LARGE)
+
+
+def check_patched(result: Any, base: Any, patch_chars: int) -> None:
+    """:func:`check_object` for a patch's result that shares what it left as it was with ``base`` (the stored
+    object, checked when it was stored): only the values that are not ``base``'s own are walked.
+
+    ``patch_chars`` is what :func:`check_body` said of the patch (checked before it was applied). The
+    size is measured when the patch could make a difference (it is over 1/16 of the limit), else the
+    result is taken as the stored object's size: a small patch to an object already near etcd's limit
+    goes through.
+    """
+    stack: list[tuple[Any, Any, int]] = [(result, base, 0)]
+    while stack:
+        v, b, depth = stack.pop()
+        if isinstance(v, dict) and isinstance(b, dict):
+            if depth >= MAX_DEPTH:
+                raise errors.bad_request(f"exceeded max depth of {MAX_DEPTH}")
+            for k, item in v.items():
+                was = b.get(k, _MISSING)
+                if item is was:
+                    continue  # (stored, and checked when it was)
+                if isinstance(item, dict) and isinstance(was, dict):
+                    stack.append((item, was, depth + 1))
+                else:
+                    slack = MANAGED_FIELDS_SLACK if k == "managedFields" and depth == 1 else 0
+                    problem, _ = _scan({k: item}, MAX_DEPTH - depth + slack)
+                    if problem is not None:
+                        raise errors.bad_request(str(problem))
+        elif v is not b:
+            problem, _ = _scan(v, MAX_DEPTH - depth)
+            if problem is not None:
+                raise errors.bad_request(str(problem))
+    if patch_chars * 24 * 16 >= MAX_OBJECT_BYTES and encoded_size(result) > MAX_OBJECT_BYTES:
+        raise errors.internal(OBJECT_TOO_LARGE)
+
+
+_MISSING: Any = object()
+
+
+def _replace_in(s: str) -> str:
+    return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace") if string_problem(s) else s
+
+
+def replace_lone_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD, as Go's JSON
+    decoder reads an unpaired ``\\ud800`` escape. Containers are changed in place; returns the value."""
+    if isinstance(value, str):
+        return _replace_in(value)
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            for k in list(v):
+                item = v[k]
+                if isinstance(item, str):
+                    item = _replace_in(item)
+                elif isinstance(item, (dict, list)):
+                    stack.append(item)
+                nk = _replace_in(k)
+                if nk is not k:
+                    del v[k]
+                v[nk] = item
+        elif isinstance(v, list):
+            for i, item in enumerate(v):
+                if isinstance(item, str):
+                    v[i] = _replace_in(item)
+                elif isinstance(item, (dict, list)):
+                    stack.append(item)
+    return value

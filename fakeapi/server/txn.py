@@ -1,0 +1,183 @@
+"""Request atomicity: an undo journal that makes a rejected request change nothing.
+
+kube-apiserver commits a request in one etcd transaction: a request that fails
+(any status of 400 and above, a 500 included) leaves the objects, the
+resourceVersion counter and every watch as they were. fakeapi writes its store
+as a request goes (a deletecollection deletes one object after another, a
+write that fails late may already have stored its object), so each request
+runs inside a :class:`Journal`:
+
+* at its start the journal keeps the resourceVersion counter and the state of
+  the random generator (uids, generated names, allocated IPs and ports);
+* every commit records how to undo itself (the table entry it replaced or
+  removed, the length of the event log it appended to);
+* the notifications of a write (garbage collector, listeners, blocked watches)
+  are held until the request succeeds, so nothing outside the server sees a
+  write that is then undone;
+* it keeps the kinds registry and the table set (shallow copies: a CRD's
+  write changes them).
+
+:func:`rollback` undoes everything the request did, newest first. Nested
+requests (a write made while another one runs, on the same thread) are save
+points of the same journal: a nested failure undoes only its own part.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fakeapi.registry.kinds import Kind, KindRegistry
+    from fakeapi.server.store import Entry, Store, Table
+    from fakeapi.server.watch import EventLog
+
+#: A held notification: (event type, kind, object, old object).
+Note = tuple[str, "Kind", dict[str, Any], "dict[str, Any] | None"]
+
+#: A save point's generator state when it is captured at the first draw (most requests draw nothing).
+LAZY = None
+
+
+class JournaledRandom(random.Random):
+    """``random.Random`` (the same sequence) that keeps its state as of the first draw since :meth:`arm`.
+
+    Copying the Mersenne Twister's state costs as much as a small request: a request that draws
+    nothing (most do not: only creates draw uids and names) should not pay for it.
+    """
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.armed = False
+        self.saved: Any = None
+
+    def arm(self) -> None:
+        """Start watching: the state before the next draw is kept in :attr:`saved`."""
+        self.armed = True
+        self.saved = None
+
+    def disarm(self) -> None:
+        """Stop watching (the outermost request ended)."""
+        self.armed = False
+        self.saved = None
+
+    def getrandbits(self, k: int) -> int:
+        """As ``random.Random.getrandbits`` (the state first kept when armed)."""
+        if self.armed and self.saved is None:
+            self.saved = super().getstate()
+        return super().getrandbits(k)
+
+    def random(self) -> float:
+        """As ``random.Random.random`` (the state first kept when armed)."""
+        if self.armed and self.saved is None:
+            self.saved = super().getstate()
+        return super().random()
+
+
+@dataclass(slots=True)
+class Journal:
+    """The undo log of the outermost request in progress (see the module docstring)."""
+
+    undo: list[Callable[[], None]] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Savepoint:
+    """Where one request (outermost or nested) started in its journal."""
+
+    journal: Journal
+    outermost: bool
+    rv: int
+    resource_version: int
+    rng_state: Any
+    undo_len: int
+    notes_len: int
+    #: (registry kinds, store tables) as the request found them, or None (not kept).
+    registry: tuple[dict[Any, Any], dict[Any, Any]] | None = None
+
+
+def begin(journal: Journal | None, rv: int, resource_version: int, rng: random.Random,
+          kinds: KindRegistry | None = None, store: Store | None = None) -> Savepoint:
+    """Open a save point: a new journal when none is active (``journal`` None), else a nested one.
+
+    ``kinds`` and ``store``: their kinds and tables are kept (a CRD's write changes them). The
+    generator's state is kept lazily (:class:`JournaledRandom`) where it can be.
+    """
+    outermost = journal is None
+    j = Journal() if journal is None else journal
+    registry = None
+    if kinds is not None and store is not None:
+        registry = (dict(kinds._by_gvk), dict(store.tables))
+    if isinstance(rng, JournaledRandom) and (outermost or rng.saved is None):
+        if outermost:
+            rng.arm()
+        state: Any = LAZY  # (no draw yet in this journal: the state kept at the first one is this one's)
+    else:
+        state = rng.getstate()
+    return Savepoint(j, outermost, rv, resource_version, state, len(j.undo), len(j.notes), registry)
+
+
+def record_put(sp: Savepoint, store: Store, table: Table, key: str, prior: Entry | None,
+               forget: Callable[[], None]) -> None:
+    """A commit stored (or removed) the entry at ``key``; ``prior`` is what was there (None: nothing)."""
+    if prior is None:
+        def undo() -> None:
+            store.remove(table, key)
+            forget()
+    else:
+        def undo() -> None:
+            store.put(table, prior)
+            forget()
+    sp.journal.undo.append(undo)
+
+
+def record_append(sp: Savepoint, log: EventLog) -> None:
+    """A commit is about to append an event to ``log``: remember its state (and its events when it will trim)."""
+    n, offset, trimmed = len(log.events), log.offset, log.trimmed_rv
+    # (EventLog.append trims once the excess passes history // 4 + 16: keep the events it may drop)
+    trims = n + 1 - log.history > log.history // 4 + 16
+    kept = list(log.events) if trims else None
+
+    def undo() -> None:
+        if kept is not None:
+            log.events[:] = kept
+        else:
+            del log.events[n:]
+        log.offset, log.trimmed_rv = offset, trimmed
+
+    sp.journal.undo.append(undo)
+
+
+def rollback(sp: Savepoint, kinds: KindRegistry, store: Store) -> None:
+    """Undo everything done since ``sp``, newest first (the counter and generator are the caller's to reset)."""
+    j = sp.journal
+    if sp.registry is not None:
+        by_gvk, tables = sp.registry
+        store.tables.clear()
+        store.tables.update(tables)
+    while len(j.undo) > sp.undo_len:
+        j.undo.pop()()
+    del j.notes[sp.notes_len:]
+    if sp.registry is not None:
+        kinds._by_gvk.clear()
+        kinds._by_gvk.update(by_gvk)
+        kinds._found.clear()
+        kinds._by_resource.clear()
+
+
+def restore_rng(sp: Savepoint, rng: random.Random) -> None:
+    """Put the random generator back where the request found it."""
+    if sp.rng_state is not LAZY:
+        rng.setstate(sp.rng_state)
+    elif isinstance(rng, JournaledRandom) and rng.saved is not None:
+        rng.setstate(rng.saved)
+        rng.saved = None
+
+
+def end(sp: Savepoint, rng: random.Random) -> None:
+    """The request of ``sp`` is over (succeeded, or rolled back): the outermost one stops the watch."""
+    if sp.outermost and isinstance(rng, JournaledRandom):
+        rng.disarm()

@@ -1,0 +1,97 @@
+"""The compiled build's cache (tests/build_cache.py): keyed by the sources, atomic, never stale."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+import pytest
+from build_cache import MANIFEST, build_key, compiled_build, install_build
+
+SUFFIX = EXTENSION_SUFFIXES[0]
+
+
+def _tree(root: Path, text: str = "X = 1\n") -> Path:
+    (root / "fakeapi" / "sub").mkdir(parents=True)
+    (root / "fakeapi" / "__init__.py").write_text("")
+    (root / "fakeapi" / "sub" / "mod.py").write_text(text)
+    (root / "setup.py").write_text("# setup\n")
+    return root
+
+
+def _fake_build(calls: list[Path]) -> Callable[[Path], subprocess.CompletedProcess[str]]:
+    """A build that 'compiles' every module into an extension file beside it."""
+    def build(tree: Path) -> subprocess.CompletedProcess[str]:
+        calls.append(tree)
+        for src in (tree / "fakeapi").rglob("*.py"):
+            src.with_name(src.stem + SUFFIX).write_bytes(src.read_bytes())
+        return subprocess.CompletedProcess([], 0, "", "")
+    return build
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    d = tmp_path / "cache"
+    monkeypatch.setenv("FAKEAPI_BUILD_CACHE", str(d))
+    return d
+
+
+def test_a_second_build_of_the_same_sources_is_the_cached_one(tmp_path: Path) -> None:
+    src = _tree(tmp_path / "a")
+    calls: list[Path] = []
+    first, built = compiled_build(src, _fake_build(calls), OPT="0")
+    again, built_again = compiled_build(_tree(tmp_path / "b"), _fake_build(calls), OPT="0")
+    assert built and not built_again and first == again and len(calls) == 1
+    assert (first / MANIFEST).read_text().split() == [f"fakeapi/__init__{SUFFIX}", f"fakeapi/sub/mod{SUFFIX}"]
+    assert not list(src.rglob("*" + SUFFIX))  # (the build ran on a copy: the source stays pure)
+
+
+def test_any_change_to_the_sources_or_the_flags_builds_again(tmp_path: Path) -> None:
+    a, b = _tree(tmp_path / "a"), _tree(tmp_path / "b", "X = 2\n")
+    assert build_key(a) != build_key(b)
+    assert build_key(a, OPT="0") != build_key(a, OPT="3")
+    (b / "fakeapi" / "sub" / "mod.py").write_text("X = 1\n")
+    assert build_key(a) == build_key(b)
+    (b / "fakeapi" / "new.py").write_text("")
+    assert build_key(a) != build_key(b)
+
+
+def test_installed_extensions_are_newer_than_their_sources(tmp_path: Path) -> None:
+    src = _tree(tmp_path / "a")
+    build, _ = compiled_build(src, _fake_build([]))
+    dst = _tree(tmp_path / "dst")
+    names = install_build(build, dst)
+    for rel in names:
+        ext = dst / rel
+        assert ext.stat().st_mtime >= (dst / "fakeapi" / "sub" / "mod.py").stat().st_mtime
+
+
+def test_a_build_someone_else_finished_first_is_used(tmp_path: Path) -> None:
+    src = _tree(tmp_path / "a")
+    other: list[Path] = []
+
+    def racing(tree: Path) -> subprocess.CompletedProcess[str]:
+        # another worker completes the same key while this one builds
+        if not other:
+            other.append(tree)
+            compiled_build(_tree(tmp_path / "c"), _fake_build([]))
+        return _fake_build([])(tree)
+
+    final, _ = compiled_build(src, racing)
+    assert (final / MANIFEST).is_file() and len(list(final.parent.iterdir())) == 1  # (no temporary left)
+
+
+def test_a_failed_build_says_why_and_caches_nothing(tmp_path: Path, cache_dir: Path) -> None:
+    def failing(tree: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.CompletedProcess([], 1, "", "error: no compiler")
+
+    with pytest.raises(AssertionError, match="no compiler"):
+        compiled_build(_tree(tmp_path / "a"), failing)
+    assert [p for p in cache_dir.iterdir()] == []
+
+
+def test_the_checkout_hashes_to_one_key() -> None:
+    root = Path(__file__).resolve().parents[1]
+    assert build_key(root) == build_key(root) != build_key(root, FAKEAPI_MYPYC_OPT="0")
