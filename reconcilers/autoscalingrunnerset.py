@@ -16,7 +16,8 @@ from fakeapi.host.predicates import resource_version_changed
 from fakeapi.machinery.errors import ApiError, is_not_found
 
 from . import constants as c
-from .actions_service import ActionsService
+from .actions_service import ActionsError, ActionsService
+from .actions_service import is_not_found as is_service_not_found
 from .common import (
     SHARED_READS,
     Ctx,
@@ -100,6 +101,12 @@ class AutoscalingRunnerSetReconciler:
             patch_finalizers(client, ars, add=[c.FINALIZER_ARS])
             return None
 
+        # Pending on a generation change (upstream's Reconcile: generation > status.observedGeneration ->
+        # updateStatus(Pending) with the observed generation left as it was; it catches up only when a pass
+        # ends with the scale set up to date). The pass carries on.
+        if _generation(ars) > _observed_generation(ars):
+            ars = self._set_phase(client, ars, c.ARS_PHASE_PENDING)
+
         # 4. Registration with the Actions service.
         if scale_set_id(ars) <= 0:
             self._create_scale_set(client, ars)
@@ -173,6 +180,16 @@ class AutoscalingRunnerSetReconciler:
         desired = build_listener(ars, ers, self.controller_namespace)
         listener = get_or_none(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
         if listener is None:
+            # upstream runnerScaleSetGone: before creating the listener, make sure the recorded scale set
+            # still exists on the service; a definitive not-found registers it again (createRunnerScaleSet),
+            # any other error is returned, so an outage never registers a second one.
+            try:
+                self.service.get_runner_scale_set_by_id(scale_set_id(ars), actor=self.name)
+            except ActionsError as e:
+                if not is_service_not_found(e):
+                    raise
+                self._create_scale_set(client, ars)
+                return None
             # The name hashes the runner group and config URL: after a change of either, the listener
             # under the old name is this ARS's too (found by its back references). Upstream looks it
             # up by the new name only and would leave it serving; here it is replaced.
@@ -191,14 +208,18 @@ class AutoscalingRunnerSetReconciler:
             return None
         if listener_spec_drift(listener, desired) or _labels_of(listener) != _labels_of(desired) \
                 or _annotations_of(listener) != _annotations_of(desired):
-            # upstream compares the listener's spec, labels and annotations with the desired ones
+            # upstream compares the listener's spec, labels and annotations with the desired ones, and
+            # reports Pending (observed generation unchanged) before tearing the listener down
+            self._set_phase(client, ars, c.ARS_PHASE_PENDING)
             delete_ignore_not_found(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
             return None
 
-        # 9. Status: Running, with the set's counts.
+        # 9. Status: Running, the generation observed (upstream updateStatus(Running, generation)), with the
+        # set's counts.
         est = status(ers)
         wanted = {
             "phase": c.ARS_PHASE_RUNNING,
+            "observedGeneration": _generation(ars),
             "currentRunners": int(est.get("currentReplicas") or 0),
             "pendingEphemeralRunners": int(est.get("pendingEphemeralRunners") or 0),
             "runningEphemeralRunners": int(est.get("runningEphemeralRunners") or 0),
@@ -237,7 +258,11 @@ class AutoscalingRunnerSetReconciler:
         for listener in self._listeners_of(client, ars):
             if not meta(listener).get("deletionTimestamp"):
                 delete_ignore_not_found(client, c.KIND_AL, meta(listener)["name"], self.controller_namespace)
-        self._set_phase(client, ars, c.ARS_PHASE_OUTDATED)
+        # Deliberate divergence: upstream parks with the observed generation carried over, so an edit that
+        # does not un-park leaves generation > observedGeneration and every later pass writes Pending, then
+        # Outdated again, each write waking the ARS once more: it never settles. Parking here records the
+        # generation as observed (the edit was seen and did not un-park); a later edit still flips Pending.
+        self._patch_status(client, ars, {"phase": c.ARS_PHASE_OUTDATED, "observedGeneration": _generation(ars)})
         s = spec(ers)
         if int(s.get("replicas") or 0) != 0 or int(s.get("patchID") or 0) != 0:
 
@@ -325,6 +350,14 @@ class AutoscalingRunnerSetReconciler:
     def _update_scale_set_name(self, client: Any, ars: Obj) -> None:
         updated = self.service.update_runner_scale_set(scale_set_id(ars), name=scale_set_name(ars), actor=self.name)
         self._annotate(client, ars, {c.ANNOTATION_RUNNER_SCALE_SET_NAME: updated.name})
+
+
+def _generation(obj: Obj) -> int:
+    return int(meta(obj).get("generation") or 0)
+
+
+def _observed_generation(obj: Obj) -> int:
+    return int(status(obj).get("observedGeneration") or 0)
 
 
 def _labels_of(obj: Obj) -> dict[str, str]:

@@ -142,6 +142,19 @@ def op_queue_jobs(ctx: OpContext, args: Any) -> None:
     state.service.queue_jobs(sid, count)
 
 
+def op_delete_scale_set(ctx: OpContext, args: Any) -> None:
+    """``arc.delete_scale_set: {name, namespace}``: the ARS's scale set disappears from the Actions service
+    out of band (as when deleted in the organization's settings), with its jobs and runners."""
+    if not isinstance(args, dict):
+        raise ValueError("arc.delete_scale_set takes {name, namespace}")
+    ars = _find_ars(ctx, args)
+    sid = scale_set_id(ars)
+    state: ArcState = ctx.state
+    if sid <= 0 or sid not in state.service.scale_sets:
+        raise ValueError(f"arc.delete_scale_set: {args['namespace']}/{args['name']} has no scale set on the service")
+    state.service.delete_runner_scale_set(sid, actor="test")
+
+
 def op_finish_jobs(ctx: OpContext, args: Any) -> None:
     """``arc.finish_jobs: {<target of runners>, exitCode}``: end those runners' jobs and runner containers."""
     if not isinstance(args, dict):
@@ -332,6 +345,12 @@ OPERATION_SCHEMAS: dict[str, dict[str, Any]] = {
             "count": {"type": "integer", "minimum": 0},
         },
     },
+    "arc.delete_scale_set": {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["name", "namespace"],
+        "properties": {"name": {"type": "string"}, "namespace": {"type": "string"}},
+    },
     "arc.finish_jobs": {
         "type": "object",
         "additionalProperties": False,
@@ -347,6 +366,7 @@ bundle = Bundle(
     operations={
         "arc.queue_jobs": op_queue_jobs,
         "arc.finish_jobs": op_finish_jobs,
+        "arc.delete_scale_set": op_delete_scale_set,
         "arc.reject_image": op_reject_image,
         "arc.accept_image": op_accept_image,
     },

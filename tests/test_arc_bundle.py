@@ -18,7 +18,8 @@ def test_bundle_shape() -> None:
     assert isinstance(bundle, Bundle)
     assert bundle.name == "arc"
     assert bundle.controllers == ("autoscalingrunnerset", "ephemeralrunnerset", "ephemeralrunner")
-    assert set(bundle.operations) == {"arc.queue_jobs", "arc.finish_jobs", "arc.reject_image", "arc.accept_image"}
+    assert set(bundle.operations) == {
+        "arc.queue_jobs", "arc.finish_jobs", "arc.reject_image", "arc.accept_image", "arc.delete_scale_set"}
     assert set(bundle.operation_schemas) == set(bundle.operations)
     assert set(bundle.invariants) == {
         "arc.applied-never-ahead",

@@ -193,7 +193,7 @@ def test_the_data_files_record_their_upstream_revisions() -> None:
     assert [s["module"] for s in arc["sources"]] == ["github.com/actions/actions-runner-controller"]
     assert arc["supplements"][0]["fields"] == [
         "EphemeralRunnerSetSpec.ActionableRevision", "EphemeralRunnerSetStatus.AppliedActionableRevision",
-        "EphemeralRunnerSetStatus.FinishedRunnerCleanupPatchID"]
+        "EphemeralRunnerSetStatus.FinishedRunnerCleanupPatchID", "AutoscalingRunnerSetStatus.ObservedGeneration"]
 
 
 def test_every_served_builtin_kind_is_a_root() -> None:

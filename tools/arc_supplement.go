@@ -5,7 +5,13 @@
 // once the fetched revision carries them). They come from upstream pull
 // requests #4638 (spec.actionableRevision, status.appliedActionableRevision,
 // int64 revision counters) and #4642 (status.finishedRunnerCleanupPatchID, a
-// listener patch ID, int), whose controllers and tests use them as written here.
+// listener patch ID, int), whose controllers and tests use them as written here,
+// and status.observedGeneration of the AutoscalingRunnerSet: upstream's newer
+// autoscalingrunnerset_controller.go writes it (updateStatus) and its tests set
+// it from a metadata.generation (int64), e.g. `ObservedGeneration: generation - 1`
+// in outdatedFixture. The stored versions of autoscalingrunnerset_types.go that
+// could be read do not show the field itself; the json name is the Go field's
+// camelCase and omitempty follows the int64 counters of #4638 written above.
 package v1alpha1
 
 type EphemeralRunnerSetSpec struct {
@@ -15,4 +21,8 @@ type EphemeralRunnerSetSpec struct {
 type EphemeralRunnerSetStatus struct {
 	AppliedActionableRevision    int64 `json:"appliedActionableRevision,omitempty"`
 	FinishedRunnerCleanupPatchID int   `json:"finishedRunnerCleanupPatchID,omitempty"`
+}
+
+type AutoscalingRunnerSetStatus struct {
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 }
