@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from fakeapi.machinery.errors import Cause
+from fakeapi.registry.core.serviceindex import AllocationIndex
 
 Obj = dict[str, Any]
 
@@ -53,6 +54,9 @@ class StrategyContext(Protocol):
 
     def stored(self, group: str, plural: str) -> Iterable[Obj]:
         """The stored objects of a resource (shared snapshots: never mutate them)."""
+
+    def service_allocations(self, except_uid: str | None) -> tuple[AllocationIndex, str | None]:
+        """The stored Services' allocation index, and the key of the Service with ``except_uid`` (None: none)."""
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from fakeapi.machinery.metavalidation import (
     validate_object_meta_update,
 )
 from fakeapi.machinery.typedfields import Memo, root_type
+from fakeapi.registry.core.serviceindex import AllocationIndex
 from fakeapi.registry.kinds import Kind, KindRegistry
 from fakeapi.server import hooks, txn  # (txn: request atomicity, issue 24)
 from fakeapi.server.clock import Clock
@@ -269,6 +270,13 @@ class Pipeline:
     def stored(self, group: str, plural: str) -> Iterable[dict[str, Any]]:
         """The stored snapshots of a resource (shared: do not mutate)."""
         return (e.obj for e in self.store.table(group, plural).candidates(None))
+
+    def service_allocations(self, except_uid: str | None) -> tuple[AllocationIndex, str | None]:
+        """The stored Services' allocations, and the key of the one with ``except_uid`` (None: not stored)."""
+        table = self.store.table("", "services")
+        ref = self.store.by_uid.get(except_uid) if except_uid else None
+        assert table.allocations is not None
+        return table.allocations, (ref[2] if ref is not None and ref[:2] == ("", "services") else None)
 
     def redecode_stored(self, kind: Kind) -> None:
         """A CRD's schema changed: serve its stored objects pruned and defaulted by the new schema.

@@ -18,6 +18,7 @@ from typing import Any
 from sortedcontainers import SortedList
 
 from fakeapi.machinery.jsonutil import canonical
+from fakeapi.registry.core.serviceindex import AllocationIndex
 
 
 def object_key(namespace: str, name: str) -> str:
@@ -146,6 +147,8 @@ class Table:
     by_label: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     #: name -> keys of the objects of that name (one per namespace)
     by_name: dict[str, set[str]] = field(default_factory=dict)
+    #: The Service table's allocations (cluster IPs, node ports), kept with its entries; else None.
+    allocations: AllocationIndex | None = None
 
     def get(self, namespace: str, name: str) -> Entry | None:
         """The entry at that key, if any."""
@@ -154,6 +157,8 @@ class Table:
     def put(self, entry: Entry) -> Entry | None:
         """Insert or replace an entry, keeping indexes; returns the previous entry."""
         old = self.entries.get(entry.key)
+        if self.allocations is not None:
+            self.allocations.add(entry.key, entry.obj)
         if old is not None:
             self.entries[entry.key] = entry
             if old.labels == entry.labels:
@@ -175,6 +180,8 @@ class Table:
         old = self.entries.pop(key, None)
         if old is None:
             return None
+        if self.allocations is not None:
+            self.allocations.remove(key)
         self._unindex(old)
         self.keys.discard(key)
         names = self.by_name.get(old.name)
@@ -297,6 +304,8 @@ class Store:
         t = self.tables.get((group, plural))
         if t is None:
             t = self.tables[(group, plural)] = Table(group, plural)
+            if (group, plural) == ("", "services"):
+                t.allocations = AllocationIndex()
         return t
 
     def put(self, table: Table, entry: Entry) -> Entry | None:

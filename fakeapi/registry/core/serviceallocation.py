@@ -5,7 +5,8 @@ the default ranges (``--service-cluster-ip-range=10.96.0.0/12``, node ports 3000
 create gets an ``ipFamilyPolicy`` and ``ipFamilies``, a cluster IP (unless headless or
 ExternalName) and node ports (NodePort and LoadBalancer services); an update keeps what the
 client left out (``patchAllocatedValues``), so a PUT of a Service built from scratch keeps its
-cluster IP. What is in use is read from the stored Services: deleting one frees its IP and ports.
+cluster IP. What is in use is what the stored Services hold (:class:`AllocationIndex`, kept by
+the Service table): deleting one frees its IP and ports.
 IPs and ports are picked at random, from the server's seeded generator (repeatable).
 """
 
@@ -13,18 +14,19 @@ from __future__ import annotations
 
 import ipaddress
 import random
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
 from fakeapi.machinery.errors import Cause
 from fakeapi.machinery.metavalidation import go_string_slice, invalid
+from fakeapi.registry.core.serviceindex import NONE, AllocationIndex, Held, held_by
 
 SERVICE_CIDR = ipaddress.IPv4Network("10.96.0.0/12")
 NODE_PORT_RANGE = (30000, 32767)
 #: The first address: the ``default/kubernetes`` Service's in a real cluster.
 KUBERNETES_SERVICE_IP = str(SERVICE_CIDR.network_address + 1)
 _RESERVED = {KUBERNETES_SERVICE_IP}
-NONE = "None"
 
 
 def _headless(spec: dict[str, Any]) -> bool:
@@ -41,19 +43,20 @@ def needs_node_ports(spec: dict[str, Any]) -> bool:
     return spec.get("type") in ("NodePort", "LoadBalancer")
 
 
-def in_use(services: Iterable[dict[str, Any]]) -> tuple[set[str], set[int]]:
-    """The cluster IPs and node ports the stored Services hold."""
-    ips: set[str] = set(_RESERVED)
-    ports: set[int] = set()
+def in_use(services: Iterable[dict[str, Any]]) -> tuple[Held[str], Held[int]]:
+    """The cluster IPs and node ports the given Services hold (a scan: what the index keeps)."""
+    ips: Counter[str] = Counter()
+    ports: Counter[int] = Counter()
     for svc in services:
-        spec = svc.get("spec") or {}
-        ips.update(ip for ip in spec.get("clusterIPs") or () if isinstance(ip, str) and ip != NONE)
-        for p in spec.get("ports") or ():
-            if isinstance(p, dict) and isinstance(p.get("nodePort"), int) and p["nodePort"]:
-                ports.add(p["nodePort"])
-        if isinstance(spec.get("healthCheckNodePort"), int) and spec["healthCheckNodePort"]:
-            ports.add(spec["healthCheckNodePort"])
-    return ips, ports
+        held = held_by(svc)
+        ips.update(held[0])
+        ports.update(held[1])
+    return Held(ips, (), _RESERVED), Held(ports)
+
+
+def index_in_use(index: AllocationIndex, except_key: str | None) -> tuple[Held[str], Held[int]]:
+    """What the index says is in use (the Service at ``except_key`` left out), the reserved IP included."""
+    return index.in_use(except_key, _RESERVED)
 
 
 def normalize_cluster_ips(spec: dict[str, Any], old_spec: dict[str, Any] | None = None) -> None:
@@ -132,7 +135,7 @@ def init_ip_family_fields(spec: dict[str, Any], old_spec: dict[str, Any] | None)
     return []
 
 
-def allocate_cluster_ip(spec: dict[str, Any], ips: set[str], rng: random.Random) -> list[Cause]:
+def allocate_cluster_ip(spec: dict[str, Any], ips: Held[str], rng: random.Random) -> list[Cause]:
     """``allocClusterIPs``: the one asked for, if free and in range, or one at random."""
     if not needs_cluster_ip(spec) or _headless(spec):
         return []
@@ -151,7 +154,7 @@ def allocate_cluster_ip(spec: dict[str, Any], ips: set[str], rng: random.Random)
     return []
 
 
-def _ip_problem(ip: str, ips: set[str]) -> str:
+def _ip_problem(ip: str, ips: Held[str]) -> str:
     try:
         addr = ipaddress.ip_address(ip)
     except ValueError:
@@ -163,7 +166,7 @@ def _ip_problem(ip: str, ips: set[str]) -> str:
     return ""
 
 
-def _random_ip(ips: set[str], rng: random.Random) -> str:
+def _random_ip(ips: Held[str], rng: random.Random) -> str:
     base = int(SERVICE_CIDR.network_address)
     size = SERVICE_CIDR.num_addresses
     while True:
@@ -172,7 +175,7 @@ def _random_ip(ips: set[str], rng: random.Random) -> str:
             return ip
 
 
-def allocate_node_ports(spec: dict[str, Any], ports: set[int], rng: random.Random,
+def allocate_node_ports(spec: dict[str, Any], ports: Held[int], rng: random.Random,
                         old_spec: dict[str, Any] | None = None) -> list[Cause]:
     """``initNodePorts``: each port's node port, the one asked for or one at random.
 
@@ -218,7 +221,7 @@ def allocate_node_ports(spec: dict[str, Any], ports: set[int], rng: random.Rando
     return []
 
 
-def _random_port(taken: set[int], rng: random.Random) -> int:
+def _random_port(taken: Held[int], rng: random.Random) -> int:
     lo, hi = NODE_PORT_RANGE
     while True:
         port = rng.randint(lo, hi)

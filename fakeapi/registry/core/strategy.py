@@ -202,7 +202,8 @@ def _allocate(ctx: StrategyContext, svc: Obj, old: Obj | None) -> None:
         return
     old_spec: dict[str, Any] | None = (old.get("spec") or {}) if old is not None else None
     uid = svc["metadata"].get("uid")
-    ips, ports = alloc.in_use(o for o in ctx.stored("", "services") if o["metadata"].get("uid") != uid)
+    index, own_key = ctx.service_allocations(uid)
+    ips, ports = alloc.index_in_use(index, own_key)  # (the stored Services' but this one's own)
     if svc["metadata"].get("name") == "kubernetes" and svc["metadata"].get("namespace") == "default":
         ips.discard(alloc.KUBERNETES_SERVICE_IP)  # (reserved for kube-apiserver's own Service: this one)
     if old_spec is not None:
