@@ -1,7 +1,7 @@
 """Instructions per Pod write, as a ratio to a JSON round trip of the Pod: figures the machine's load does not move.
 
-Run: ``python benchmarks/instructions_verbs.py`` (needs ``valgrind``; ``--kinds``: every built-in
-kind's update too). Each figure is the difference of two cachegrind runs of a child interpreter,
+Run: ``python benchmarks/instructions_verbs.py`` (needs ``valgrind``; ``--kinds K1,K2`` or ``--kinds all``:
+other built-in kinds, every one with a sample in benchmarks/samples.py for ``all``). Each figure is the difference of two cachegrind runs of a child interpreter,
 one doing the setup only and one doing the setup and ``N`` calls, divided by ``N`` and by the
 instructions of one ``json.loads(json.dumps(obj))`` of the benchmarks' sample (counted the same
 way) of the sample as a client sends it (benchmarks/samples.py). Targets (issue 22): a Pod update <= 6x the round trip; every verb <= 10x.
@@ -77,11 +77,13 @@ def per_call(kind: str, verb: str) -> float:
 def main() -> None:
     """Print each verb's instructions per call and its ratio to the round trip."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--kinds", default="Pod", help="comma-separated built-in kinds (default Pod)")
+    p.add_argument("--kinds", default="Pod", help="comma-separated built-in kinds (default Pod; all: every sample's)")
     args = p.parse_args()
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (apt-get install valgrind)")
-    for kind in args.kinds.split(","):
+    sys.path.insert(0, str(HERE))
+    from samples import SAMPLE_KINDS
+    for kind in SAMPLE_KINDS if args.kinds == "all" else args.kinds.split(","):
         floor = per_call(kind, "round trip")
         cells = []
         for verb in ("create", "update", "merge patch"):

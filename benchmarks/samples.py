@@ -44,11 +44,16 @@ _SELECTOR: dict[str, Any] = {"matchLabels": {"app": "a"}}
 
 def builtin_sample(kind: str, name: str) -> dict[str, Any]:
     """A typical body of built-in ``kind`` named ``name`` (in namespace :data:`NS` when namespaced)."""
-    meta: dict[str, Any] = {"name": name, "namespace": NS, "labels": {"app": "a"}}
-    cluster = {"name": name, "labels": {"app": "a"}}
     if kind == "Pod":
         body: dict[str, Any] = {**POD, "metadata": {**POD["metadata"], "name": name}}
         return body
+    return {"kind": kind, **_bodies(name)[kind]}
+
+
+def _bodies(name: str) -> dict[str, dict[str, Any]]:
+    """Every sample but the Pod's, by kind (without ``kind``)."""
+    meta: dict[str, Any] = {"name": name, "namespace": NS, "labels": {"app": "a"}}
+    cluster = {"name": name, "labels": {"app": "a"}}
     bodies: dict[str, dict[str, Any]] = {
         "ConfigMap": {"apiVersion": "v1", "metadata": meta, "data": {"config.yaml": "a: 1\nb: [x, y]\n", "mode": "fast"}},
         "Secret": {"apiVersion": "v1", "metadata": meta, "type": "Opaque",
@@ -104,4 +109,8 @@ def builtin_sample(kind: str, name: str) -> dict[str, Any]:
                          "type": "object", "properties": {"spec": {"type": "object", "properties": {
                              "size": {"type": "integer"}, "color": {"type": "string"}}}}}}}]}},
     }
-    return {"kind": kind, **bodies[kind]}
+    return bodies
+
+
+#: Every built-in kind with a sample (``instructions_verbs.py --kinds all``).
+SAMPLE_KINDS: tuple[str, ...] = ("Pod", *_bodies("x"))
