@@ -96,21 +96,29 @@ class AllocationIndex:
         held = held_by(svc)
         if held[0] or held[1]:
             self.by_key[key] = held
-            self.ips.update(held[0])
-            self.ports.update(held[1])
+            ips, ports = self.ips, self.ports  # (plain loops: Counter.update's Mapping check costs more)
+            for ip in held[0]:
+                ips[ip] = ips.get(ip, 0) + 1
+            for port in held[1]:
+                ports[port] = ports.get(port, 0) + 1
 
     def remove(self, key: str) -> None:
         """The Service at ``key`` is gone."""
         held = self.by_key.pop(key, None)
         if held is not None:
-            self.ips.subtract(held[0])
-            self.ports.subtract(held[1])
+            ips, ports = self.ips, self.ports
             for ip in held[0]:
-                if self.ips[ip] <= 0:
-                    del self.ips[ip]
+                n = ips.get(ip, 0) - 1
+                if n > 0:
+                    ips[ip] = n
+                else:
+                    ips.pop(ip, None)
             for port in held[1]:
-                if self.ports[port] <= 0:
-                    del self.ports[port]
+                m = ports.get(port, 0) - 1
+                if m > 0:
+                    ports[port] = m
+                else:
+                    ports.pop(port, None)
 
     def in_use(self, except_key: str | None = None, reserved: Iterable[str] = ()) -> tuple[Held[str], Held[int]]:
         """What is in use, the Service at ``except_key`` left out (an update's own allocations),
