@@ -89,6 +89,9 @@ class Strategy:
     #: A delete without a propagation policy orphans the dependents (batch/v1 Jobs:
     #: ``DefaultGarbageCollectionPolicy`` is ``OrphanDependents``, for backward compatibility).
     orphans_by_default = False
+    #: ``AllowCreateOnUpdate``: a PUT of the main resource to a missing object creates it (201)
+    #: instead of answering 404 (Leases, Events, Services, the rbac kinds; never custom resources).
+    allow_create_on_update = False
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """Apply the kind's defaults in place (``SetDefaults_<Kind>``); ``base``: a stored object

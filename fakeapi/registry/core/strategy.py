@@ -165,6 +165,8 @@ class ServiceStrategy(BuiltinStrategy):
 
     spec = BuiltinSpec("", "v1", "Service", "services", "io.k8s.api.core.v1.Service", status=True,
                        name_rule="dns1035", return_deleted_object=True, short_names=("svc",), categories=("all",))
+    #: ``svcStrategy.AllowCreateOnUpdate`` is true.
+    allow_create_on_update = True
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_Service``."""
@@ -234,6 +236,8 @@ class EventStrategy(BuiltinStrategy):
                                "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
                                "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"),
                        short_names=("ev",))
+    #: ``eventStrategy.AllowCreateOnUpdate`` is true.
+    allow_create_on_update = True
 
 
 class ReplicationControllerStrategy(BuiltinStrategy):
