@@ -46,7 +46,7 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -269,28 +269,10 @@ class _FileParser:
                 self.pkg.name = name
             elif tok.text == "import":
                 self.i += 1
-                if self.peek_text() == "(":
-                    self.i += 1
-                    while True:
-                        self.skip_nl()
-                        if self.peek_text() == ")":
-                            self.i += 1
-                            break
-                        self.import_spec()
-                else:
-                    self.import_spec()
+                self.spec_or_group(self.import_spec)
             elif tok.text == "type":
                 self.i += 1
-                if self.peek_text() == "(":
-                    self.i += 1
-                    while True:
-                        self.skip_nl()
-                        if self.peek_text() == ")":
-                            self.i += 1
-                            break
-                        self.type_spec()
-                else:
-                    self.type_spec()
+                self.spec_or_group(self.type_spec)
             elif tok.text == "func":
                 self.i += 1
                 self.func_decl()
@@ -302,6 +284,19 @@ class _FileParser:
                     self.skip_statement()
             else:
                 self.skip_statement()
+
+    def spec_or_group(self, spec: Callable[[], None]) -> None:
+        """One spec (``import "x"``, ``type T ...``) or a parenthesised group of them."""
+        if self.peek_text() != "(":
+            spec()
+            return
+        self.i += 1
+        while True:
+            self.skip_nl()
+            if self.peek_text() == ")":
+                self.i += 1
+                return
+            spec()
 
     def import_spec(self) -> None:
         tok = self.next()

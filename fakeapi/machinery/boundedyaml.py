@@ -90,16 +90,25 @@ def check_depth(text: str | bytes, loader: type, max_depth: int = MAX_DEPTH) -> 
     depth = 0
     starts = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
     ends = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
-    for event in yaml.parse(text, Loader=loader):
-        if isinstance(event, starts):
-            mark = event.start_mark
-            if event.anchor is not None and mark is not None:
-                anchors[(mark.line, mark.column)] = event.anchor
-            depth += 1
-            if depth > max_depth:
-                raise YAMLBoundError(f"yaml: exceeded max depth of {max_depth}", event.start_mark)
-        elif isinstance(event, ends):
-            depth -= 1
+    try:
+        for event in yaml.parse(text, Loader=loader):
+            if isinstance(event, starts):
+                mark = event.start_mark
+                if event.anchor is not None and mark is not None:
+                    anchors[(mark.line, mark.column)] = event.anchor
+                depth += 1
+                if depth > max_depth:
+                    raise YAMLBoundError(f"yaml: exceeded max depth of {max_depth}", event.start_mark)
+            elif isinstance(event, ends):
+                depth -= 1
+    except YAMLBoundError:
+        raise
+    except yaml.MarkedYAMLError as e:
+        # PyYAML 6.0.4 and later bound flow nesting in the scanner, which reads a flow collection's
+        # brackets ahead of its events: that bound can fire before the event count passes ours.
+        if "exceeded maximum nesting depth" not in (e.problem or ""):
+            raise
+        raise YAMLBoundError(f"yaml: exceeded max depth of {max_depth}", e.problem_mark) from e
     return anchors
 
 
