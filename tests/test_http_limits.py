@@ -156,7 +156,7 @@ def test_a_handler_error_is_answered_with_a_500_status(served: tuple[APIServer, 
     _, ep = served
     import fakeapi.http.server as http_server
 
-    def broken(self: Any, req: Any) -> Any:
+    def broken(self: Any, req: Any, **kwargs: Any) -> Any:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(http_server.AccessPolicy, "check", broken)
