@@ -464,3 +464,25 @@ def test_with_a_token_a_client_certificate_or_a_service_account_token_also_authe
         assert status("abc123", False) == 401
         assert status(sa_token[:-4] + "AAAA", False) == 401
         assert status(None, False) == 401
+
+
+def test_a_token_review_of_the_served_token_names_the_administrator() -> None:
+    api = APIServer()
+    with serve(api, token="s3cret") as ep:
+        code, body = raw_with(ep, "POST", "/apis/authentication.k8s.io/v1/tokenreviews",
+                              {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+                               "spec": {"token": "s3cret"}}, "s3cret")
+        assert code == 201, body
+        status = json.loads(body)["status"]
+        assert status["authenticated"] is True and status["user"]["username"] == "kubernetes-admin"
+
+
+def raw_with(ep: Endpoint, method: str, path: str, body: Any, token: str) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection(ep.host, ep.port, timeout=WAIT)
+    try:
+        conn.request(method, path, body=json.dumps(body).encode(),
+                     headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
+        resp = conn.getresponse()
+        return resp.status, resp.read()
+    finally:
+        conn.close()

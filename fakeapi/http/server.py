@@ -402,6 +402,10 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
         self.read_timeout = read_timeout
         self.max_body = max_body
         self.guard = AccessPolicy(host, token, frozenset(allowed_hosts))
+        if token is not None:
+            from fakeapi.http.tokens import issuer_for
+
+            issuer_for(api).add_static_token(token)  # (a TokenReview of it names the administrator)
         self.dispatcher = pool.ConnectionDispatcher(
             self._serve_one, max_workers=max_workers, max_connections=max_connections,
             idle_timeout=idle_timeout, read_timeout=read_timeout, on_close=_finish_handler)
