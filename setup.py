@@ -35,6 +35,7 @@ COMPILED = [
     "fakeapi/codec/gomodel.py",
     "fakeapi/machinery/jsonutil.py",
     "fakeapi/machinery/metavalidation.py",
+    "fakeapi/machinery/gorender.py",
     "fakeapi/machinery/patches.py",
     "fakeapi/schema/compiled.py",
     "fakeapi/machinery/selectors.py",

@@ -585,7 +585,7 @@ class RestAPI:
         out = self.api.update(obj, namespace=route.namespace, subresource=route.subresource,
                               actor=self._actor(req), field_validation=self._field_validation(req),
                               dry_run=dry_run(req.query.get("dryRun"), "UpdateOptions"))
-        return self._ok(200, out)
+        return self._ok(self.api.last_code, out)  # (201: created on update)
 
     def _patch(self, req: Request, route: Route) -> Response:
         content_type = req.headers.get("content-type", "").split(";", 1)[0].strip().lower()

@@ -5,8 +5,9 @@ layer above uses: pure functions and plain records over JSON values, holding no 
 
 - :mod:`~fakeapi.machinery.errors`: :class:`ApiError` with its ``metav1.Status`` body, the field
   causes and the client-go predicates (``api/errors``);
-- :mod:`~fakeapi.machinery.metavalidation`: name, label and ObjectMeta rules and Go's value
-  quoting (``api/validation``, ``util/validation``);
+- :mod:`~fakeapi.machinery.metavalidation`: name, label and ObjectMeta rules (``api/validation``,
+  ``util/validation``); :mod:`~fakeapi.machinery.gorender`: Go's value quoting in field errors and
+  the ``field.Error`` constructors;
 - :mod:`~fakeapi.machinery.selectors`: label and field selectors (``labels``, ``fields``);
 - :mod:`~fakeapi.machinery.patches` and :mod:`~fakeapi.machinery.patcherrors`: JSON, merge and
   strategic merge patches (``util/strategicpatch``);

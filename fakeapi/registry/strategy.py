@@ -27,8 +27,9 @@ Where in a verb each hook runs (``fakeapi.server``):
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from fakeapi.machinery.errors import Cause
@@ -78,6 +79,19 @@ class BuiltinSpec:
     categories: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class SubresourceWrite:
+    """What a strategy's own subresource verb makes of the stored object (:meth:`Strategy.write_subresource`)."""
+
+    #: The new object (a fresh snapshot: it may share what it leaves unchanged with the stored one).
+    obj: Obj
+    #: The write ends the object: it is deleted rather than stored (the last finalizer gone).
+    delete: bool = False
+    #: What the verb answers instead of the object as stored (a pod binding's Status).
+    response: Obj | None = None
+    code: int = 200
+
+
 class Strategy:
     """The behaviour of one kind's objects: a custom resource's, unless a subclass says otherwise."""
 
@@ -89,6 +103,13 @@ class Strategy:
     #: A delete without a propagation policy orphans the dependents (batch/v1 Jobs:
     #: ``DefaultGarbageCollectionPolicy`` is ``OrphanDependents``, for backward compatibility).
     orphans_by_default = False
+    #: ``AllowCreateOnUpdate``: a PUT of the main resource to a missing object creates it (201)
+    #: instead of answering 404 (Leases, Events, Services, the rbac kinds; never custom resources).
+    allow_create_on_update = False
+    #: The subresources whose writes the kind's storage handles itself, each with the verb it is
+    #: recorded as (a namespace's ``finalize``: update; a pod's ``binding``: create). The server
+    #: runs :meth:`write_subresource` for these and serves no other such subresource.
+    subresource_verbs: Mapping[str, str] = MappingProxyType({})
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """Apply the kind's defaults in place (``SetDefaults_<Kind>``); ``base``: a stored object
@@ -149,6 +170,11 @@ class Strategy:
     def before_commit_update(self, ctx: StrategyContext, new: Obj, old: Obj, *, dry_run: bool) -> None:
         """An update of the main resource, before the no-op check (``dry_run``: only set what it
         would store) and again, not dry, just before it is stored."""
+
+    def write_subresource(self, ctx: StrategyContext, subresource: str, stored: Obj, body: Obj) -> SubresourceWrite:
+        """A write of one of :attr:`subresource_verbs` to the stored object ``stored`` (never mutated),
+        with the request's ``body``: the new object, or raise (409 and the like)."""
+        raise NotImplementedError(f"{type(self).__name__} declares no subresource {subresource!r}")
 
     def check_delete(self, name: str) -> None:
         """Raise when the object may not be deleted at all (admission: NamespaceLifecycle)."""

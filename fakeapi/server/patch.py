@@ -17,7 +17,6 @@ from fakeapi.machinery.errors import ApiError, Cause
 from fakeapi.machinery.jsonutil import normalize_numbers
 from fakeapi.machinery.typedfields import TypedError, root_type
 from fakeapi.registry.kinds import Kind
-from fakeapi.server.create import CreateVerb
 from fakeapi.server.decoding import check_go_decodes, check_patched_go_decodes, patch_invalid
 from fakeapi.server.pipeline import Outcome, mapping, patches_module
 from fakeapi.server.store import Entry
@@ -37,7 +36,7 @@ CR_PATCH_MEDIA = ["application/json-patch+json", "application/merge-patch+json",
 BUILTIN_PATCH_MEDIA = [*CR_PATCH_MEDIA[:2], "application/strategic-merge-patch+json", CR_PATCH_MEDIA[2]]
 
 
-class PatchVerb(CreateVerb, UpdateVerb):
+class PatchVerb(UpdateVerb):
     """``patch``, server-side apply included."""
 
     def patch(

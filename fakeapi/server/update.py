@@ -13,14 +13,15 @@ from typing import Any
 from fakeapi.machinery import errors, fieldmanager
 from fakeapi.machinery.errors import Cause
 from fakeapi.registry.kinds import Kind
+from fakeapi.server.create import CreateVerb
 from fakeapi.server.decoding import check_go_decodes
-from fakeapi.server.pipeline import Outcome, Pipeline, Write, is_typed, mapping, registry_key
+from fakeapi.server.pipeline import Outcome, Write, is_typed, mapping, registry_key
 from fakeapi.server.store import Entry, body_differs, meta_differs
 from fakeapi.server.unchanged import share_unchanged
 
 
-class UpdateVerb(Pipeline):
-    """``update`` and the update steps a patch and an apply share with it."""
+class UpdateVerb(CreateVerb):
+    """``update`` and the update steps a patch and an apply share with it (a create on update: the create verb's)."""
 
     def update(
         self,
@@ -57,7 +58,9 @@ class UpdateVerb(Pipeline):
             if sub and (sub != "status" or not kind.status_subresource):
                 raise errors.not_found(kind.group, kind.plural, name)
             if e is None:
-                raise errors.not_found(kind.group, kind.plural, name)
+                if sub or not kind.strategy.allow_create_on_update:
+                    raise errors.not_found(kind.group, kind.plural, name)
+                return self._create_on_update(kind, obj, ns, field_validation, dry_run, actor)
             if unchanged and e is found:
                 body = self._decode(kind, body_in, field_validation, shared=True, base=e.obj)
             else:
@@ -78,6 +81,15 @@ class UpdateVerb(Pipeline):
                                       body_managed=meta.get("managedFields"))
 
         return self._run("update", kind, ns, name, sub, actor, run, shared=shared)
+
+    def _create_on_update(self, kind: Kind, obj: dict[str, Any], ns: str, field_validation: str,
+                          dry_run: bool, actor: str) -> Outcome:
+        """A PUT to a missing object of a kind whose strategy allows create on update: the create
+        pipeline (``rest.BeforeCreate``: a new uid, creationTimestamp, generation, the strategy's
+        PrepareForCreate and BeginCreate), answered 201. The body's resourceVersion is dropped, as
+        the store's ``PrepareObjectForStorage`` does, rather than refused as a POST's would be."""
+        body = {**obj, "metadata": {k: v for k, v in mapping(obj.get("metadata")).items() if k != "resourceVersion"}}
+        return self._create(kind, body, ns, field_validation, dry_run, False, manager=actor)
 
     def _check_rv_precondition(self, kind: Kind, e: Entry, meta: dict[str, Any]) -> None:
         rv = meta.get("resourceVersion")

@@ -8,17 +8,18 @@ Events.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from fakeapi.codec.gomodel import builtin_go_type
 from fakeapi.machinery import errors
 from fakeapi.machinery.errors import Cause
-from fakeapi.machinery.jsonutil import json_copy
+from fakeapi.machinery.jsonutil import fast_copy, json_copy
 from fakeapi.registry.core import defaults, validation
 from fakeapi.registry.core.claims import PVC_PROTECTION
 from fakeapi.registry.core.claimvalidation import claim_causes, claim_update_causes
 from fakeapi.registry.core.servicevalidation import service_causes, service_update_causes
-from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj, StrategyContext
+from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj, StrategyContext, SubresourceWrite
 
 #: Namespaces the NamespaceLifecycle admission plugin refuses to delete.
 IMMORTAL_NAMESPACES = ("default", "kube-system", "kube-public")
@@ -29,6 +30,16 @@ class NamespaceStrategy(BuiltinStrategy):
 
     spec = BuiltinSpec("", "v1", "Namespace", "namespaces", "io.k8s.api.core.v1.Namespace", namespaced=False,
                        status=True, name_rule="label", fields=("status.phase",), short_names=("ns",))
+
+    subresource_verbs = MappingProxyType({"finalize": "update"})
+
+    def write_subresource(self, ctx: StrategyContext, subresource: str, stored: Obj, body: Obj) -> SubresourceWrite:
+        """``/finalize`` (``FinalizeREST``): ``spec.finalizers`` dropped; the namespace is deleted when
+        it is terminating and no metadata finalizer holds it."""
+        new = fast_copy(stored)
+        new.setdefault("spec", {}).pop("finalizers", None)  # (an empty spec stays: Go encodes it as {})
+        return SubresourceWrite(new, delete=bool(new["metadata"].get("deletionTimestamp")
+                                                 and not new["metadata"].get("finalizers")))
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_Namespace``."""
@@ -72,6 +83,31 @@ class PodStrategy(BuiltinStrategy):
                                "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"),
                        short_names=("po",), categories=("all",))
     reset_status_on_create = False
+
+    subresource_verbs = MappingProxyType({"binding": "create"})
+
+    def write_subresource(self, ctx: StrategyContext, subresource: str, stored: Obj, body: Obj) -> SubresourceWrite:
+        """``pods/binding`` (``BindingREST``): ``spec.nodeName`` set to the binding's target and the
+        ``PodScheduled`` condition; 409 when the pod is already bound or being deleted. As
+        kube-apiserver's (a storage update past the field manager), it leaves managedFields as they
+        were: no manager owns ``spec.nodeName`` or the condition (kubernetes/kubernetes#127508)."""
+        name = stored["metadata"].get("name", "")
+        target = body.get("target")
+        node = str((target if isinstance(target, dict) else {}).get("name") or "")
+        spec = stored.get("spec") or {}
+        if spec.get("nodeName"):
+            raise errors.conflict("", "pods", name, f'pod {name} is already assigned to node "{spec["nodeName"]}"')
+        if stored["metadata"].get("deletionTimestamp"):
+            raise errors.conflict("", "pods", name, f"pod {name} is being deleted, cannot be assigned to a host")
+        # a new snapshot sharing what the binding leaves as it was
+        status = dict(stored.get("status") or {})
+        conds = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
+        conds.append({"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                      "lastTransitionTime": ctx.timestamp()})
+        status["conditions"] = conds
+        new = {**stored, "metadata": dict(stored["metadata"]), "spec": {**spec, "nodeName": node}, "status": status}
+        return SubresourceWrite(new, response={"kind": "Status", "apiVersion": "v1", "metadata": {},
+                                               "status": "Success", "code": 201}, code=201)
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_Pod`` and the nested defaults, ``status.phase`` and ``status.qosClass``."""
@@ -165,6 +201,8 @@ class ServiceStrategy(BuiltinStrategy):
 
     spec = BuiltinSpec("", "v1", "Service", "services", "io.k8s.api.core.v1.Service", status=True,
                        name_rule="dns1035", return_deleted_object=True, short_names=("svc",), categories=("all",))
+    #: ``svcStrategy.AllowCreateOnUpdate`` is true.
+    allow_create_on_update = True
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_Service``."""
@@ -234,6 +272,8 @@ class EventStrategy(BuiltinStrategy):
                                "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
                                "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"),
                        short_names=("ev",))
+    #: ``eventStrategy.AllowCreateOnUpdate`` is true.
+    allow_create_on_update = True
 
 
 class ReplicationControllerStrategy(BuiltinStrategy):

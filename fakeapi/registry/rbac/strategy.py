@@ -13,6 +13,8 @@ class RoleStrategy(BuiltinStrategy):
     """Roles: ``ValidateRole`` (namespaced rules: no non-resource URLs)."""
 
     spec = BuiltinSpec(RBAC_GROUP, "v1", "Role", "roles", "io.k8s.api.rbac.v1.Role")
+    #: ``AllowCreateOnUpdate`` is true for Roles and ClusterRoles.
+    allow_create_on_update = True
 
     def validate(self, obj: Obj) -> list[Cause]:
         """Each rule's verbs, groups and resources."""
@@ -30,6 +32,8 @@ class RoleBindingStrategy(BuiltinStrategy):
     """RoleBindings: the roleRef's and subjects' API groups defaulted, the roleRef immutable."""
 
     spec = BuiltinSpec(RBAC_GROUP, "v1", "RoleBinding", "rolebindings", "io.k8s.api.rbac.v1.RoleBinding")
+    #: ``AllowCreateOnUpdate`` is true for RoleBindings and ClusterRoleBindings.
+    allow_create_on_update = True
     #: A ClusterRoleBinding: only ClusterRoles, and service accounts name their namespace.
     cluster = False
 
