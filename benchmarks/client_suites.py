@@ -148,6 +148,7 @@ OUT_OF_SCOPE: dict[str, list[tuple[str, str]]] = {
     ],
     "kr8s": [
         (r"test_objects::test_\w*exec\w*", "exec into a container"),
+        (r"test_objects::test_adoption$", "exec into a container (its nginx_service fixture runs dd in the pod)"),
         (r"::test_\w*port_?forward\w*", "port-forward to a socket in a container"),
         (r"::test_\w*(logs|log_)\w*", "logs written by a real image (the simulated containers write none)"),
     ],

@@ -17,9 +17,11 @@ The served process is a cluster: the garbage collector, the namespace
 controller, a kubelet with its Node and the namespace bootstrap run beside the
 API (``--no-controllers`` serves the bare API server). ``--tls`` serves HTTPS.
 
-Access: it listens on loopback by default. ``--token`` makes every request
-carry ``Authorization: Bearer TOKEN`` (else 401); the kubeconfig written
-carries it. Any other ``--host`` prints a warning and needs ``--token`` (or
+Access: it listens on loopback by default. Like a real cluster it always
+authenticates: every request must carry ``Authorization: Bearer TOKEN`` (else
+401), the token of ``--token`` or, without one, a random token made at start;
+the kubeconfig written carries it. ``--no-token`` accepts any request, with
+a token or without (the in-process ``serve()`` does so unless given a token). Any other ``--host`` prints a warning and needs ``--token`` (or
 ``--insecure-allow-any-host``, to serve the cluster's content to whoever can
 reach the port). ``--allow-host NAME`` adds a name the Host header may give
 (loopback names and the bound address are always accepted: a browser page
@@ -60,6 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     # --- issue 24: access ---
     parser.add_argument("--token", default=None,
                         help="require this bearer token on every request (the kubeconfig written carries it)")
+    parser.add_argument("--no-token", action="store_true",
+                        help="accept every request, whatever token it carries (default: a token made at start)")
     parser.add_argument("--insecure-allow-any-host", action="store_true",
                         help="allow a non-loopback --host without --token (anyone reaching the port reads and writes)")
     parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
@@ -230,6 +234,16 @@ def access_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
+def served_token(args: argparse.Namespace) -> str | None:
+    """The bearer token requests must carry: ``--token``, else a random one (None with ``--no-token``)."""
+    import secrets
+
+    token = getattr(args, "token", None)
+    if token is None and not getattr(args, "no_token", False):
+        token = secrets.token_urlsafe(32)
+    return token
+
+
 def run(args: argparse.Namespace) -> int:
     """Load the manifests, serve, print the URL and kubeconfig path, block until interrupted."""
     from fakeapi.http import serve
@@ -262,7 +276,7 @@ def run(args: argparse.Namespace) -> int:
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         with serve(api, args.host, args.port, kubeconfig_path=args.kubeconfig, verbose=args.verbose,
-                   token=getattr(args, "token", None), allowed_hosts=tuple(getattr(args, "allow_host", ())),
+                   token=served_token(args), allowed_hosts=tuple(getattr(args, "allow_host", ())),
                    tls=getattr(args, "tls", False), cluster=not bare, wall_clock=not virtual) as ep:
             print(f"fakeapi: serving {ep.url}", flush=True)
             print(f"fakeapi: kubeconfig {ep.kubeconfig_path}  (export KUBECONFIG={ep.kubeconfig_path})", flush=True)

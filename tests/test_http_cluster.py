@@ -427,3 +427,62 @@ def watch_namespaces(v1: client.CoreV1Api) -> bool:
         if event["type"] == "DELETED" and event["object"].metadata.name == "team":
             return True
     return False
+
+
+def test_with_a_token_a_client_certificate_or_a_service_account_token_also_authenticates(tmp_path: Path) -> None:
+    """As kube-apiserver's authenticators: the static token, a client certificate the CA signed, or a
+    ServiceAccount token the server issued; any other bearer token is 401."""
+    api = APIServer()
+    with serve(api, tls=True, token="s3cret", cluster=True) as ep:
+        assert ep.ca_pem is not None
+        idle(ep)
+        v1 = core(ep)
+        sa_token = v1.create_namespaced_service_account_token("default", "default", {"spec": {}}).status.token
+        kc = yaml.safe_load(Path(ep.kubeconfig_path).read_text())
+        user = kc["users"][0]["user"]
+        cert, key = tmp_path / "c.pem", tmp_path / "k.pem"
+        cert.write_bytes(base64.b64decode(user["client-certificate-data"]))
+        key.write_bytes(base64.b64decode(user["client-key-data"]))
+
+        def status(token: str | None, with_cert: bool) -> int:
+            assert ep.ca_pem is not None
+            ctx = ssl.create_default_context(cadata=ep.ca_pem.decode())
+            if with_cert:
+                ctx.load_cert_chain(str(cert), str(key))
+            conn = http.client.HTTPSConnection(ep.host, ep.port, context=ctx, timeout=WAIT)
+            try:
+                conn.request("GET", "/api/v1/namespaces", headers={"Authorization": f"Bearer {token}"} if token else {})
+                resp = conn.getresponse()
+                resp.read()
+                return resp.status
+            finally:
+                conn.close()
+
+        assert status("s3cret", False) == 200
+        assert status(None, True) == 200
+        assert status(sa_token, False) == 200
+        assert status("abc123", False) == 401
+        assert status(sa_token[:-4] + "AAAA", False) == 401
+        assert status(None, False) == 401
+
+
+def test_a_token_review_of_the_served_token_names_the_administrator() -> None:
+    api = APIServer()
+    with serve(api, token="s3cret") as ep:
+        code, body = raw_with(ep, "POST", "/apis/authentication.k8s.io/v1/tokenreviews",
+                              {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+                               "spec": {"token": "s3cret"}}, "s3cret")
+        assert code == 201, body
+        status = json.loads(body)["status"]
+        assert status["authenticated"] is True and status["user"]["username"] == "kubernetes-admin"
+
+
+def raw_with(ep: Endpoint, method: str, path: str, body: Any, token: str) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection(ep.host, ep.port, timeout=WAIT)
+    try:
+        conn.request(method, path, body=json.dumps(body).encode(),
+                     headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
+        resp = conn.getresponse()
+        return resp.status, resp.read()
+    finally:
+        conn.close()

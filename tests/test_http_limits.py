@@ -156,7 +156,7 @@ def test_a_handler_error_is_answered_with_a_500_status(served: tuple[APIServer, 
     _, ep = served
     import fakeapi.http.server as http_server
 
-    def broken(self: Any, req: Any) -> Any:
+    def broken(self: Any, req: Any, **kwargs: Any) -> Any:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(http_server.AccessPolicy, "check", broken)
@@ -403,3 +403,18 @@ def test_a_served_process_keeps_its_trace_bounded() -> None:
     trim_trace(api, keep=10)
     assert len(api.trace.calls) == 10 and len(api.trace.entries) == 10
     assert api.trace.calls[-1].verb == "list"
+
+
+def test_serve_makes_a_token_unless_told_not_to() -> None:
+    """A served cluster authenticates by default (a token made at start); ``--no-token`` accepts any."""
+    import argparse
+
+    from fakeapi import serve_cmd
+
+    parser = argparse.ArgumentParser()
+    serve_cmd.add_arguments(parser)
+    made = serve_cmd.served_token(parser.parse_args([]))
+    assert made is not None and len(made) >= 32
+    assert made != serve_cmd.served_token(parser.parse_args([]))
+    assert serve_cmd.served_token(parser.parse_args(["--token", "t0"])) == "t0"
+    assert serve_cmd.served_token(parser.parse_args(["--no-token"])) is None

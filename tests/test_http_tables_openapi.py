@@ -117,9 +117,15 @@ def test_workload_and_service_columns(served: tuple[APIServer, Endpoint]) -> Non
     api.create({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
                 "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}, "template": {
                     "metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
+    assert ep.cluster is not None
+    while True:  # (the served Deployment and ReplicaSet controllers and the kubelet: until nothing more is written)
+        rv = api.resource_version
+        assert ep.cluster.wait_idle(WAIT)
+        if api.resource_version == rv:
+            break
     _, table = get(ep, "/apis/apps/v1/namespaces/default/deployments", TABLE)
     assert columns(table) == ["Name", "Ready", "Up-to-date", "Available", "Age", "Containers", "Images", "Selector"]
-    assert table["rows"][0]["cells"] == ["web", "0/2", 0, 0, "0s", "c", "nginx", "app=web"]
+    assert table["rows"][0]["cells"] == ["web", "2/2", 2, 2, "0s", "c", "nginx", "app=web"]
     _, svcs = get(ep, "/api/v1/namespaces/default/services/kubernetes", TABLE)
     assert svcs["rows"][0]["cells"] == ["kubernetes", "ClusterIP", "10.96.0.1", "<none>", "443/TCP", "0s", "<none>"]
     _, nodes = get(ep, "/api/v1/nodes", TABLE)

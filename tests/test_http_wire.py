@@ -562,9 +562,14 @@ def test_serve_command_loads_manifests_and_serves(tmp_path: Path) -> None:
         assert "loaded 1 CRD(s) and 2 object(s)" in proc.stdout.readline()
         assert yaml.safe_load(kubeconfig.read_text())["clusters"][0]["cluster"]["server"] == m.group(1)
         ep = Endpoint(url=m.group(1), host="127.0.0.1", port=int(m.group(2)), kubeconfig_path=str(kubeconfig))
-        code, _, w = call(ep, "GET", "/apis/example.com/v1/namespaces/team/widgets/w1")
+        # a served cluster authenticates: a token made at start, in the kubeconfig; any other is 401
+        token = yaml.safe_load(kubeconfig.read_text())["users"][0]["user"]["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        assert call(ep, "GET", "/api/v1/namespaces", headers={"Authorization": "Bearer nope"})[0] == 401
+        assert call(ep, "GET", "/api/v1/namespaces")[0] == 401
+        code, _, w = call(ep, "GET", "/apis/example.com/v1/namespaces/team/widgets/w1", headers=auth)
         assert code == 200 and w["spec"] == {"mode": "a", "replicas": 1}
-        code, _, c = call(ep, "GET", "/api/v1/namespaces/default/configmaps/settings")
+        code, _, c = call(ep, "GET", "/api/v1/namespaces/default/configmaps/settings", headers=auth)
         assert code == 200 and c["data"] == {"k": "v"}
         created = datetime.strptime(c["metadata"]["creationTimestamp"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
         assert abs(datetime.now(UTC) - created) < timedelta(minutes=5)  # the clock follows wall time

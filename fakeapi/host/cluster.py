@@ -11,6 +11,7 @@ cluster's controller manager and kubelet do, concurrently with every client.
 * the namespace bootstrap of kube-controller-manager: a ``default``
   ServiceAccount (serviceaccount controller) and the ``kube-root-ca.crt``
   ConfigMap (root-ca-cert-publisher) in every namespace, made again when deleted;
+* the ReplicaSet and Deployment controllers (:mod:`fakeapi.host.workloads`);
 * the node: a Node object for the kubelet's node (registered at start, Ready,
   with capacity), as a kubelet registers itself;
 * at start, kube-apiserver's own ``default/kubernetes`` Service, and the Pod
@@ -36,6 +37,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from fakeapi.host.host import Host
+from fakeapi.host.workloads import WorkloadControllers
 from fakeapi.machinery import errors
 from fakeapi.registry.core import admission
 from fakeapi.registry.core.serviceallocation import KUBERNETES_SERVICE_IP
@@ -230,6 +232,7 @@ class ServedCluster:
         admission.install(api)
         self.host.add_actor(NodeRegistration(api, node))
         self.host.add_actor(NamespaceBootstrap(api, ca_pem))
+        self.host.add_actor(WorkloadControllers(api))
         self._kick = threading.Event()
         self._stop = threading.Event()
         self._idle = threading.Condition()

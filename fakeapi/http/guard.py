@@ -111,15 +111,17 @@ class AccessPolicy:
             return False
         return hmac.compare_digest(given.strip().encode(), self.token.encode())
 
-    def check(self, req: Request) -> Response | None:
-        """The answer refusing ``req`` (403 Host, 401 token, 415 media type), or None to serve it."""
+    def check(self, req: Request, *, authenticated: bool = False) -> Response | None:
+        """The answer refusing ``req`` (403 Host, 401 token, 415 media type), or None to serve it;
+        ``authenticated``: the request was authenticated otherwise (a client certificate, a signed
+        ServiceAccount token), so the token is not needed."""
         if not self.host_allowed(req.headers.get("host")):
             host = req.headers.get("host")
             return Response(403, encode(errors.status_body(
                 403, "Forbidden",
                 f"the Host header {host!r} does not name this server" if host is not None
                 else "the request has no Host header")))
-        if not self.authenticated(req):
+        if not authenticated and not self.authenticated(req):
             return unauthorized()
         return body_media_type_problem(req)
 

@@ -291,7 +291,8 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         headers = {k.lower(): v for k, v in self.headers.items()}
         req = Request(self.command, url.path, parse_qs(url.query, keep_blank_values=True), headers, body)
-        denied = self.server.guard.check(req)  # (issue 24: token, Host header, body media type)
+        denied = self.server.guard.check(  # (issue 24: token, Host header, body media type)
+            req, authenticated=self._authenticated_otherwise(req))
         if denied is not None:
             self._send(denied)
             return
@@ -312,6 +313,22 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(resp.body)
+
+    def _authenticated_otherwise(self, req: Request) -> bool:
+        """Is the request authenticated other than by the server's token, as kube-apiserver's other
+        authenticators would: a client certificate the server's CA signed (TLS verified it), or a
+        ServiceAccount token this server issued that has not expired?"""
+        if self.server.guard.token is None:
+            return False
+        peer = getattr(self.connection, "getpeercert", None)
+        if peer is not None and peer():
+            return True
+        scheme, _, given = req.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or given.count(".") != 2:
+            return False
+        from fakeapi.http.tokens import issuer_for
+
+        return issuer_for(self.server.api).claims(self.server.api, given.strip()) is not None
 
     def _stream(self, resp: WatchResponse) -> None:
         with self.server.dispatcher.long_running():  # (issue 24: a watch does not hold a pool worker)
@@ -385,6 +402,10 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
         self.read_timeout = read_timeout
         self.max_body = max_body
         self.guard = AccessPolicy(host, token, frozenset(allowed_hosts))
+        if token is not None:
+            from fakeapi.http.tokens import issuer_for
+
+            issuer_for(api).add_static_token(token)  # (a TokenReview of it names the administrator)
         self.dispatcher = pool.ConnectionDispatcher(
             self._serve_one, max_workers=max_workers, max_connections=max_connections,
             idle_timeout=idle_timeout, read_timeout=read_timeout, on_close=_finish_handler)

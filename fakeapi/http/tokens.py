@@ -42,6 +42,12 @@ class TokenIssuer:
         from cryptography.hazmat.primitives.asymmetric import ec
 
         self._key = ec.generate_private_key(ec.SECP256R1())
+        #: The static tokens of this server (``--token-auth-file``'s): token -> (user, groups).
+        self.static: dict[str, tuple[str, tuple[str, ...]]] = dict(STATIC_TOKENS)
+
+    def add_static_token(self, token: str) -> None:
+        """Make ``token`` (the token a server requires) the administrator's, as TokenReview reports it."""
+        self.static[token] = STATIC_TOKENS["fakeapi"]
 
     def issue(self, api: APIServer, namespace: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
         """A TokenRequest's answer for service account ``namespace/name`` (404 when it does not exist,
@@ -109,7 +115,7 @@ class TokenIssuer:
 
     def review(self, api: APIServer, token: str, audiences: list[str] | None) -> dict[str, Any]:
         """A TokenReview's status: the user the token names, or ``error`` and no user."""
-        static = STATIC_TOKENS.get(token)
+        static = self.static.get(token)
         if static is not None:
             return {"authenticated": True, "user": {"username": static[0], "groups": list(static[1])},
                     "audiences": list(audiences or [ISSUER])}
