@@ -40,6 +40,13 @@ POD: dict[str, Any] = {
 _TEMPLATE: dict[str, Any] = {"metadata": {"labels": {"app": "a"}},
                              "spec": {"containers": [{"name": "a", "image": "x:1"}]}}
 _SELECTOR: dict[str, Any] = {"matchLabels": {"app": "a"}}
+#: A kubelet's client certificate request (PEM, base64 as the API carries it), made with openssl.
+_CSR_PEM = (
+    "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIdU1JR1dBZ0VBTURReEZUQVRCZ05WQkFvTURITjVjM1JsYlRwdWIyUmxj"
+    "ekViTUJrR0ExVUVBd3dTYzNsegpkR1Z0T201dlpHVTZibTlrWlMweE1Ga3dFd1lIS29aSXpqMENBUVlJS29aSXpqMERBUWNEUWdBRUY1NHZO"
+    "OE1QCkFlaTM3ZkhJWGFSa1cydUhaVjlnenhPVGpNU3p5TEdyUnJCaXRkckQwM1dqQUtVdzlua3NXSGgvZlZWYkdHcEwKdWI0aHVKL2t0REV2"
+    "VHFBQU1Bb0dDQ3FHU000OUJBTUNBMGNBTUVRQ0lCYVVORENuWk1HWUg0UnpNRENLZCsydAo4V2RmOExiMGVCRkE1ekZ1V1dqbEFpQkE5NEdj"
+    "dlFXTHJHUUNHN29SZENJelhNSndaOHVwZEw3VEJFR2VZejk5CjZRPT0KLS0tLS1FTkQgQ0VSVElGSUNBVEUgUkVRVUVTVC0tLS0tCg==")
 
 
 def builtin_sample(kind: str, name: str) -> dict[str, Any]:
@@ -66,6 +73,12 @@ def _bodies(name: str) -> dict[str, dict[str, Any]]:
                   "involvedObject": {"kind": "Pod", "namespace": NS, "name": "runner-abcde", "apiVersion": "v1"}},
         "Service": {"apiVersion": "v1", "metadata": meta,
                     "spec": {"selector": {"app": "a"}, "ports": [{"name": "http", "port": 80, "targetPort": 8080}]}},
+        "ReplicationController": {"apiVersion": "v1", "metadata": meta,
+                                  "spec": {"replicas": 0, "selector": {"app": "a"}, "template": _TEMPLATE}},
+        "Node": {"apiVersion": "v1",
+                 "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"}},
+                 "spec": {"podCIDR": "10.244.1.0/24", "podCIDRs": ["10.244.1.0/24"],
+                          "taints": [{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]}},
         "PersistentVolumeClaim": {"apiVersion": "v1", "metadata": meta,
                                   "spec": {"accessModes": ["ReadWriteOnce"],
                                            "resources": {"requests": {"storage": "1Gi"}}}},
@@ -101,6 +114,19 @@ def _bodies(name: str) -> dict[str, dict[str, Any]]:
         "ClusterRoleBinding": {"apiVersion": "rbac.authorization.k8s.io/v1", "metadata": cluster,
                                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cr"},
                                "subjects": [{"kind": "User", "name": "u"}]},
+        "CertificateSigningRequest": {
+            "apiVersion": "certificates.k8s.io/v1", "metadata": cluster,
+            "spec": {"request": _CSR_PEM, "signerName": "kubernetes.io/kube-apiserver-client-kubelet",
+                     "usages": ["digital signature", "client auth"], "expirationSeconds": 86400}},
+        "CSIStorageCapacity": {"apiVersion": "storage.k8s.io/v1", "metadata": meta, "storageClassName": "standard",
+                               "capacity": "100Gi", "maximumVolumeSize": "10Gi",
+                               "nodeTopology": {"matchLabels": {"topology.kubernetes.io/zone": "zone-a"}}},
+        "APIService": {
+            "apiVersion": "apiregistration.k8s.io/v1",
+            "metadata": {"name": f"v1beta1.{name}.example.com", "labels": {"app": "a"}},
+            "spec": {"group": f"{name}.example.com", "version": "v1beta1", "groupPriorityMinimum": 100,
+                     "versionPriority": 100, "insecureSkipTLSVerify": True,
+                     "service": {"name": "metrics", "namespace": NS, "port": 443}}},
         "CustomResourceDefinition": {
             "apiVersion": "apiextensions.k8s.io/v1", "metadata": {"name": f"{name}s.example.com", "labels": {"app": "a"}},
             "spec": {"group": "example.com", "scope": "Namespaced",

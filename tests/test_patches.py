@@ -17,6 +17,7 @@ from fakeapi.machinery.patches import (
     PatchInternalError,
     PatchTooLargeError,
     apply_json_patch,
+    apply_json_patch_shared,
     apply_merge_patch,
     apply_strategic_merge_patch,
     create_merge_patch,
@@ -55,6 +56,42 @@ def test_json_patch_operations(ops: Any, path: tuple[str, str], expected: Any) -
     out = apply_json_patch(OBJ, ops)
     assert out[path[0]][path[1]] == expected
     assert before == OBJ  # doc not mutated
+
+
+def test_json_patch_shared_copies_only_the_path_it_changes() -> None:
+    before = copy.deepcopy(OBJ)
+    out = apply_json_patch_shared(OBJ, [{"op": "add", "path": "/metadata/labels/b", "value": "2"}])
+    assert out == {**OBJ, "metadata": {**OBJ["metadata"], "labels": {"a": "1", "b": "2"}}}
+    assert out is not OBJ and out["metadata"] is not OBJ["metadata"]
+    assert out["spec"] is OBJ["spec"]  # (untouched: the document's own)
+    assert before == OBJ
+
+
+def test_json_patch_shared_never_changes_the_document_or_the_patch_values() -> None:
+    before = copy.deepcopy(OBJ)
+    added: dict[str, Any] = {"k": {"v": 1}}
+    ops = [{"op": "add", "path": "/spec/added", "value": added},
+           {"op": "add", "path": "/spec/added/k/w", "value": 2},  # (into the value just added)
+           {"op": "move", "from": "/spec/nested", "path": "/metadata/nested"},
+           {"op": "add", "path": "/metadata/nested/z", "value": 3},  # (into a moved part of the document)
+           {"op": "remove", "path": "/spec/items/-1"},
+           {"op": "copy", "from": "/metadata/labels", "path": "/spec/labels"},
+           {"op": "add", "path": "/spec/labels/c", "value": "3"}]
+    out = apply_json_patch_shared(OBJ, ops)
+    assert out == apply_json_patch(OBJ, ops) == {
+        "apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w1", "namespace": "ns", "labels": {"a": "1"}, "nested": {"x": 1, "y": 2, "z": 3}},
+        "spec": {"replicas": 1, "items": ["a"], "added": {"k": {"v": 1, "w": 2}}, "labels": {"a": "1", "c": "3"}}}
+    assert before == OBJ
+    assert added == {"k": {"v": 1}}
+
+
+def test_json_patch_shared_failure_changes_nothing() -> None:
+    before = copy.deepcopy(OBJ)
+    with pytest.raises(PatchApplyError):
+        apply_json_patch_shared(OBJ, [{"op": "add", "path": "/spec/nested/q", "value": 1},
+                                      {"op": "remove", "path": "/spec/nested/missing"}])
+    assert before == OBJ
 
 
 @pytest.mark.parametrize(

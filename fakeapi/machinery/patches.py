@@ -51,6 +51,7 @@ __all__ = [
     "PatchInternalError",
     "PatchTooLargeError",
     "apply_json_patch",
+    "apply_json_patch_shared",
     "apply_merge_patch",
     "apply_strategic_merge_patch",
     "create_merge_patch",
@@ -73,8 +74,20 @@ def apply_json_patch(doc: dict[str, Any], ops: Any) -> Any:
     failing operation (missing path, failed ``test``, unknown op, ``add`` to
     ``/metadata/finalizers/-`` with no finalizers) PatchApplyError.
     """
+    return fast_copy(apply_json_patch_shared(doc, ops))
+
+
+def apply_json_patch_shared(doc: dict[str, Any], ops: Any) -> Any:
+    """:func:`apply_json_patch` without copying ``doc``: the result shares what the patch left alone.
+
+    Copy on write: before each operation, the objects and arrays on the way to what it changes (its
+    ``path``'s parent, and a ``move``'s ``from`` parent) are copied, once each; everything else is
+    ``doc``'s own, and values the patch adds are the patch's own. Neither is mutated. For a caller that
+    copies the result's new parts before keeping them (the server's decoder), as after a merge patch.
+    """
+    owned: dict[int, Any] = {}  # (the containers this patch made, by id, each kept alive: changed in place)
     if ops is None:
-        return fast_copy(doc)
+        return _own(doc, [], owned)
     if not isinstance(ops, list):
         raise PatchFormatError(f"json: cannot unmarshal {_json_type(ops)} into Go value of type jsonpatch.Patch")
     for op in ops:
@@ -96,19 +109,51 @@ def apply_json_patch(doc: dict[str, Any], ops: Any) -> Any:
             if isinstance(p, str) and _NEGATIVE_SEGMENT.search(p):
                 negative = True
         prepared.append(op)
-    out: Any = fast_copy(doc)
+    out: Any = _own(doc, [], owned)
     try:
-        if negative:
-            for op in prepared:
+        jsonpatch.JsonPatch(prepared)  # (every operation checked before any is applied, as the library does)
+        operations = jsonpatch.JsonPatch.operations
+        for op in prepared:
+            if negative:
                 op = _resolve_negative_indices(out, op)
-                out = jsonpatch.JsonPatch([op]).apply(out, in_place=True)
-        else:
-            out = jsonpatch.JsonPatch(prepared).apply(out, in_place=True)
+            operation = operations[op["op"]](op)
+            out = _own(out, operation.pointer.parts[:-1], owned)
+            if op["op"] == "move":
+                out = _own(out, jsonpointer.JsonPointer(op["from"]).parts[:-1], owned)
+            out = operation.apply(out)
     except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as e:
         raise PatchApplyError(str(e)) from None
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
         raise PatchApplyError(str(e)) from None
     return out
+
+
+def _own(root: Any, parts: list[str], owned: dict[int, Any]) -> Any:
+    """``root`` with the objects and arrays along ``parts`` (JSON Pointer tokens) its own: each one not yet
+    made by this patch is replaced by a shallow copy. Stops where the path leads nowhere (the operation
+    then fails as it would have). Returns the (possibly copied) root."""
+    if type(root) in (dict, list) and id(root) not in owned:
+        root = root.copy()
+        owned[id(root)] = root
+    cur = root
+    for part in parts:
+        if type(cur) is dict:
+            if part not in cur:
+                return root
+            key: Any = part
+        elif type(cur) is list:
+            if not part.isdigit() or int(part) >= len(cur):
+                return root
+            key = int(part)
+        else:
+            return root
+        child = cur[key]
+        if type(child) in (dict, list) and id(child) not in owned:
+            child = child.copy()
+            owned[id(child)] = child
+            cur[key] = child
+        cur = child
+    return root
 
 
 def _resolve_negative_indices(doc: Any, op: dict[str, Any]) -> dict[str, Any]:

@@ -107,7 +107,7 @@ class PatchVerb(UpdateVerb):
             current = e.obj if e.obj.get("apiVersion") == k.api_version else self._read(k, e.obj)
             try:
                 if ptype == "json":
-                    result = patches.apply_json_patch(current, body)
+                    result = patches.apply_json_patch_shared(current, body)
                 elif ptype == "merge":
                     result = patches.apply_merge_patch_shared(current, body)
                 else:
@@ -141,10 +141,9 @@ class PatchVerb(UpdateVerb):
                         raise NotGoEncoded(f"a go_encoded {ptype} patch of {k.kind} {name} does not decode: "
                                            f"{err.message}") from err
                     raise
-            # merge patches share the untouched parts of the stored object (kept shared by the decoder);
-            # a JSON Patch may share the caller's values
-            decoded = self._decode(k, result, field_validation, copy=ptype == "json",
-                                   shared=ptype != "json", base=current if ptype != "json" else None,
+            # every patch's result shares the untouched parts of the stored object (kept shared by the
+            # decoder, which copies the rest: a JSON Patch's values are the caller's)
+            decoded = self._decode(k, result, field_validation, shared=True, base=current,
                                    strict_error=lambda message: patch_invalid(ptype, body, result, message))
             dmeta = decoded["metadata"]
             dmeta["name"] = name
