@@ -241,6 +241,18 @@ def _aggregate(errs: list[str]) -> str:
     return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
 
 
+class _Shown:
+    """``values`` as an error shows them (Go's JSON), rendered when formatted."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: list[str] | None) -> None:
+        self.values = values
+
+    def __format__(self, spec: str) -> str:
+        return format(go_json(self.values), spec)
+
+
 def _new_requirement(key: str, op: str, values: list[str] | None, path: str | None = None) -> Requirement:
     """``labels.NewRequirement``: validates, raises SelectorError with the aggregated field errors.
 
@@ -248,7 +260,7 @@ def _new_requirement(key: str, op: str, values: list[str] | None, path: str | No
     """
     errs: list[str] = []
     vals = values or []
-    shown = go_json(values)
+    shown = _Shown(values)  # (rendered only for an error)
     key_path = (path + ".key") if path else "key"
     values_path = (path + ".values") if path else "values"
     kerrs = is_qualified_name(key)
