@@ -17,6 +17,7 @@ Pure functions, driven by :class:`fakeapi.codec.gomodel.GoType`.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -282,6 +283,8 @@ def base64_error(text: str) -> str | None:
     Ported from Go's ``decodeQuantum``: ``\\r`` and ``\\n`` are skipped anywhere, padding is
     required, and N is a byte offset into the UTF-8 text.
     """
+    if _B64_PLAIN.fullmatch(text):  # (the common case, checked at C speed: no line breaks, padded right)
+        return None
     src = text.encode()
     n = len(src)
     si = 0
@@ -317,6 +320,9 @@ def base64_error(text: str) -> str | None:
 
 
 _B64_ALPHABET = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+#: Text the decoding loop of :func:`base64_error` accepts without a line break: whole quanta, the last one
+#: perhaps padded (``xx==`` or ``xxx=``), nothing after the padding.
+_B64_PLAIN = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
 
 
 def _corrupt(at: int) -> str:
