@@ -6,6 +6,7 @@ The messages are those of ``encoding/json`` (``sigs.k8s.io/json``), ``time.Parse
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
@@ -188,6 +189,15 @@ def test_time_parse_error(text: str, micro: bool, error: str | None) -> None:
 ])
 def test_base64_error(text: str, error: str | None) -> None:
     assert base64_error(text) == error
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 4, 5, 6, 700])
+def test_base64_of_every_length_decodes(size: int) -> None:
+    text = base64.b64encode(bytes(range(256)) * 3)[: 4 * ((size + 2) // 3)].decode()
+    assert base64_error(text) is None
+    assert base64_error(text + "\n") is None  # (the loop's path: a line break)
+    assert base64_error(text + "=") == f"illegal base64 data at input byte {len(text)}"
+    assert base64_error(text + "YQ=") == f"illegal base64 data at input byte {len(text) + 3}"
 
 
 @pytest.mark.parametrize(("value", "error"), [
