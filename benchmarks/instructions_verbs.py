@@ -29,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 #: Calls per verb, and round trips for the floor (more: a small object's round trip is a few thousand instructions).
 N = 300
-FLOOR_N = 3000
+FLOOR_N = 1000
 #: The phases after the floor, in the order the child runs them.
 VERBS = ("create", "get", "list", "update", "merge patch", "strategic merge patch", "json patch", "apply", "delete")
 
