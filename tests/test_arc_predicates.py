@@ -45,7 +45,9 @@ def _changed(path: tuple[str, ...], value: Any) -> Obj:
     ("being deleted", ("metadata", "deletionTimestamp"), "2026-01-01T00:00:00Z", True),
     ("new patch id", ("metadata", "annotations"), {c.ANNOTATION_PATCH_ID: "9"}, True),
     ("registered", ("status", "runnerId"), 1, True),
+    # Not in upstream's test: the reference predicate also passes a job id change (HasJob is read).
+    ("job assigned", ("status", "jobId"), "job-1", True),
 ])
 def test_ephemeral_runner_update_affects_scale(what: str, path: tuple[str, ...], value: Any, passes: bool) -> None:
-    """Upstream's six updates of a Running runner: only the readiness-only one is dropped."""
+    """Upstream's six updates of a Running runner, and a job assignment: only the readiness-only one is dropped."""
     assert owned_runner.on_update(RUNNING, _changed(path, value)) is passes, what
