@@ -120,14 +120,12 @@ def decode_json(body: bytes, what: str = "couldn't get version/kind; json parse 
     """Parse a request body as JSON (strictly: no NaN/Infinity); 400 on failure.
 
     As Go's decoder does, invalid UTF-8 and unpaired surrogate escapes become U+FFFD; nesting
-    too deep for the Python decoder is a 400 (``bodycheck`` bounds it lower on every write).
+    past Go's bound is its 400 (``invalid character '{' exceeded max depth``: bodycheck.loads).
     """
-    # --- issue 24: Go's replacement of invalid text, and a clean error for deep nesting ---
+    # --- issue 24: Go's replacement of invalid text, and Go's bound on nesting ---
     text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
-    except RecursionError as e:
-        raise errors.bad_request(f"{what}: exceeded max depth of {bodycheck.MAX_DEPTH}") from e
+        value = bodycheck.loads(text, parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as e:
         raise errors.bad_request(f"{what}: {e}") from e
     if "\\u" in text and ("\\ud" in text.lower()):
@@ -152,7 +150,8 @@ def decode_body(req: Request, api_version: str = "", kind: str = "") -> Any:
         return protobuf.decode(req.body, api_version, kind)
     if ctype in ("application/yaml", "application/x-yaml", "text/yaml"):
         try:
-            return boundedyaml.load(req.body, _JSONCompatibleLoader)  # (issue 24: nesting, aliases bounded)
+            # (issue 24: nesting, aliases bounded: go-yaml's bound, kube-apiserver's JSON one)
+            return boundedyaml.load(req.body, _JSONCompatibleLoader, max_depth=bodycheck.MAX_DEPTH)
         except yaml.YAMLError as e:
             raise errors.bad_request(f"error converting YAML to JSON: {e}") from e
     raise errors.unsupported_media_type(BODY_MEDIA_TYPES)
