@@ -199,7 +199,9 @@ def merge_annotations(base: Mapping[str, str] | None, overwrite: Mapping[str, st
 
 
 def build_runner_spec(ars: Mapping[str, Any]) -> Obj:
-    """The EphemeralRunnerSpec an ARS asks for: config, scale set id and its pod template inlined."""
+    """The EphemeralRunnerSpec an ARS asks for (ARC ``newEphemeralRunnerSet``): config, scale set id,
+    ``ephemeralRunnerConfigSecretMetadata`` (the labels and annotations of each runner's JIT secret)
+    when set, and its pod template inlined. (Proxy, TLS and Vault settings are out of scope.)"""
     s = spec(ars)
     template = s.get("template") or {}
     out: Obj = {
@@ -209,6 +211,9 @@ def build_runner_spec(ars: Mapping[str, Any]) -> Obj:
         "metadata": fast_copy(template.get("metadata") or {}),
         "spec": fast_copy(template.get("spec") or {}),
     }
+    secret_meta = s.get("ephemeralRunnerConfigSecretMetadata")
+    if secret_meta is not None:  # a Go pointer: nil is left out, {} is kept
+        out["ephemeralRunnerConfigSecretMetadata"] = fast_copy(secret_meta)
     return out
 
 
