@@ -298,6 +298,15 @@ def build_ephemeral_runner(ers: Mapping[str, Any]) -> Obj:
     }
 
 
+#: ARS spec field -> AutoscalingListener spec field, copied as they are (upstream ``newAutoscalingListener``).
+_LISTENER_METADATA_FIELDS = (
+    ("listenerServiceAccountMetadata", "serviceAccountMetadata"),
+    ("listenerRoleMetadata", "roleMetadata"),
+    ("listenerRoleBindingMetadata", "roleBindingMetadata"),
+    ("listenerConfigSecretMetadata", "configSecretMetadata"),
+)
+
+
 def build_listener(ars: Mapping[str, Any], ers: Mapping[str, Any], namespace: str) -> Obj:
     """The AutoscalingListener of an ARS (ARC ``newAutoscalingListener``), in the controller namespace,
     with back references; labels: the ARS's, the controller's, the GitHub URL labels, then
@@ -331,6 +340,12 @@ def build_listener(ars: Mapping[str, Any], ers: Mapping[str, Any], namespace: st
     }
     if s.get("listenerTemplate") is not None:
         al_spec["template"] = fast_copy(s["listenerTemplate"])
+    # The metadata for the listener's service account, role, role binding and config secret rides on
+    # its spec (upstream newAutoscalingListener); the objects themselves are the AutoscalingListener
+    # controller's, which this model simulates, so here it only takes part in the spec comparison.
+    for ars_key, listener_key in _LISTENER_METADATA_FIELDS:
+        if s.get(ars_key) is not None:  # Go pointers: nil is left out, {} is kept
+            al_spec[listener_key] = fast_copy(s[ars_key])
     return {
         "apiVersion": c.API_VERSION,
         "kind": c.KIND_AL,
