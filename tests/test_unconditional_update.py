@@ -186,3 +186,34 @@ def test_a_patch_of_a_lease_needs_no_resource_version() -> None:
     out = api.patch("Lease", "x", {"spec": {"holderIdentity": "b"}}, namespace=NS)
     assert out["spec"]["holderIdentity"] == "b"
     assert int(out["metadata"]["resourceVersion"]) > int(stored["metadata"]["resourceVersion"])
+
+
+@pytest.mark.parametrize(("kind", "allowed"), [("Lease", False), ("ConfigMap", True)])
+def test_a_patch_that_clears_the_resource_version_meets_the_same_rule(kind: str, allowed: bool) -> None:
+    """The store checks the patched object's resourceVersion as a PUT's: a merge patch setting it to
+    null leaves none, so a Lease answers the 422 and a ConfigMap is updated unconditionally."""
+    api, stored = _stored(kind)
+    patch = {"metadata": {"resourceVersion": None, "labels": {"changed": "yes"}}}
+    if not allowed:
+        k = api.kinds.find(kind, TABLE[kind][0])
+        assert k is not None
+        with pytest.raises(ApiError) as info:
+            api.patch(kind, "x", patch, namespace=NS)
+        assert info.value.code == 422
+        assert info.value.message == (f'{k.qualified_resource} "x" is invalid: metadata.resourceVersion: '
+                                      "Invalid value: 0: must be specified for an update")
+        return
+    out = api.patch(kind, "x", patch, namespace=NS)
+    assert out["metadata"]["labels"]["changed"] == "yes"
+    assert int(out["metadata"]["resourceVersion"]) > int(stored["metadata"]["resourceVersion"])
+
+
+def test_server_side_apply_to_a_lease_needs_no_resource_version() -> None:
+    """An applied configuration merges into the live object and keeps its resourceVersion."""
+    api = APIServer()
+    cfg = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l", "namespace": NS},
+           "spec": {"holderIdentity": "a"}}
+    api.patch("Lease", "l", cfg, namespace=NS, patch_type="apply", field_manager="m")
+    cfg["spec"]["holderIdentity"] = "b"
+    out = api.patch("Lease", "l", cfg, namespace=NS, patch_type="apply", field_manager="m")
+    assert api.last_code == 200 and out["spec"]["holderIdentity"] == "b"
