@@ -116,7 +116,8 @@ def _request(ep: Any, method: str, path: str, body: bytes = b"",
 
 def test_over_http_a_body_at_the_bound_is_served_and_one_past_is_gos_400() -> None:
     """Create, read, merge-patch and list a Widget 10000 levels deep from the server's worker threads;
-    10001 levels is the decoder's 400 ``couldn't get version/kind; json parse error: ...``."""
+    10001 levels is the decoder's 400 (``meta.Interpret``'s ``couldn't get version/kind; json parse
+    error: ...`` in the handler's ``transformDecodeError``, with the body's first 30 bytes)."""
     api = make_api()
     bodycheck.ensure_room()  # (for this test's own json.loads of the answers)
     path = "/apis/example.com/v1/namespaces/ns/widgets"
@@ -135,7 +136,9 @@ def test_over_http_a_body_at_the_bound_is_served_and_one_past_is_gos_400() -> No
         too_deep = json.dumps({**widget_at(LIMIT + 1), "metadata": {"name": "w2", "namespace": "ns"}})
         code, status = _request(ep, "POST", path, too_deep.encode())
     assert (code, status["reason"]) == (400, "BadRequest")
-    assert status["message"] == "couldn't get version/kind; json parse error: invalid character '{' exceeded max depth"
+    assert status["message"] == (
+        "the object provided is unrecognized (must be of type Widget): couldn't get version/kind; json parse "
+        f"error: invalid character '{{' exceeded max depth ({too_deep[:30]} ...)")
     assert [w["metadata"]["name"] for w in api.list("Widget", "ns")["items"]] == ["w"]
 
 

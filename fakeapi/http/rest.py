@@ -112,6 +112,23 @@ def method_not_allowed() -> ApiError:
         405, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
 
 
+_PARSE_ERROR = "couldn't get version/kind; json parse error: "
+
+
+def _unrecognized(kind: Kind, message: str, body: bytes) -> ApiError:
+    """The create and update handlers' ``transformDecodeError`` for a body whose kind could not be
+    read: ``the object provided is unrecognized (must be of type <Kind>): <error> (<summarizeData>)``,
+    the summary being the body's first 30 bytes (hex unless it starts with ``{``)."""
+    data = body if isinstance(body, bytes) else str(body).encode()
+    if not data:
+        summary = "<empty>"
+    elif data[:1] == b"{":
+        summary = data[:30].decode("utf-8", "replace") + (" ..." if len(data) > 30 else "")
+    else:
+        summary = data[:30].hex() + (" ..." if len(data) > 30 else "")
+    return errors.bad_request(f"the object provided is unrecognized (must be of type {kind.kind}): {message} ({summary})")
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"invalid character '{name[0]}' looking for beginning of value")
 
@@ -431,8 +448,15 @@ class RestAPI:
 
     def _object_body(self, req: Request, route: Route) -> dict[str, Any]:
         """Decode a create/update body; default its apiVersion/kind to the URL's (§2.1)."""
-        obj = decode_body(req, route.kind.api_version, route.kind.kind)
         kind = route.kind
+        # --- h6fid: a JSON body the decoder cannot read is the handler's transformDecodeError ---
+        try:
+            obj = decode_body(req, route.kind.api_version, route.kind.kind)
+        except ApiError as e:
+            if e.message.startswith(_PARSE_ERROR) and " exceeded max depth" in e.message:
+                raise _unrecognized(kind, e.message, req.body) from e
+            raise
+        # --- end h6fid ---
         if not isinstance(obj, dict):
             raise errors.bad_request(
                 f"couldn't get version/kind; json parse error: json: cannot unmarshal {_json_type(obj)} "
