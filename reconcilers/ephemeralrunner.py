@@ -341,7 +341,11 @@ class EphemeralRunnerReconciler:
     def _finalize(self, ctx: Ctx, er: Obj) -> Any:
         """A runner being deleted (upstream's deletion branch): off the service (registration finalizer),
         then its pod and secret, then the container-hook pods and secrets (``runner-pod=<name>``) when
-        the runner container configures container hooks, then the main finalizer."""
+        the runner container configures container hooks, then the main finalizer.
+
+        Off the service as upstream ``cleanupRunnerFromService``: ``JobStillRunning`` requeues after
+        30s; any other error of RemoveRunner, NotFound included, is raised and the registration
+        finalizer kept (the host retries with back-off)."""
         from fakeapi.host.builder import Result
 
         client = ctx.client
@@ -356,8 +360,7 @@ class EphemeralRunnerReconciler:
                 except ActionsError as e:
                     if is_job_still_running(e):
                         return Result(requeue_after=c.JOB_STILL_RUNNING_REQUEUE)
-                    if not service_not_found(e):
-                        raise
+                    raise  # NotFound too: upstream cleanupRunnerFromService returns it
             er = patch_finalizers(client, er, remove=[c.FINALIZER_ER_REGISTRATION])
         delete_if_present(client, "Pod", name, ns)
         delete_if_present(client, "Secret", name, ns)
