@@ -20,7 +20,6 @@ from fakeapi.server.clock import format_time, parse_time
 
 from . import constants as c
 from .actions_service import ActionsError, ActionsService, is_job_still_running
-from .actions_service import is_not_found as service_not_found
 from .common import (
     SHARED_READS,
     Ctx,
@@ -245,12 +244,9 @@ class EphemeralRunnerReconciler:
         delete_ignore_not_found(client, c.KIND_ER, m["name"], m.get("namespace", ""))
 
     def _remove_from_service(self, er: Obj) -> None:
-        """upstream ``deleteRunnerFromService``; a runner the service no longer knows is already removed."""
-        try:
-            self.service.remove_runner(runner_id(er), actor=self.name)
-        except ActionsError as e:
-            if not service_not_found(e):
-                raise
+        """upstream ``deleteRunnerFromService``: every error of the service's RemoveRunner is returned,
+        NotFound included (upstream wraps and returns it; the reconcile is retried with back-off)."""
+        self.service.remove_runner(runner_id(er), actor=self.name)
 
     def _mark_as_failed(self, client: Any, er: Obj, message: str, reason: str) -> None:
         """upstream ``markAsFailed``: phase Failed with the reason and message, then off the service."""
