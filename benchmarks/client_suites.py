@@ -124,8 +124,14 @@ SUITES: dict[str, Suite] = {
         conftest=_K8S_CONFTEST,
     ),
     "kr8s": Suite(
-        requirements=("kr8s==0.20.15", "pytest", "pytest-asyncio==1.5.0", "pytest-timeout==2.4.0", "trio", "anyio[trio]",
-                      "lightkube", "kubernetes==35.0.0", "pykube-ng==23.6.0", "kubernetes-asyncio==36.1.0"),
+        # kr8s's CI resolves its dev dependencies unpinned at the tag's date (no lock file): the trio
+        # that this anyio supports (its "trio" extra; trio 0.22 lacks to_thread_run_sync's
+        # abandon_on_cancel), and the kubernetes client of the Kubernetes version the tag's CI tests
+        # (1.35), before 37.x made kubernetes.client.models' submodules lazy (the suite reads
+        # kubernetes.client.models.v1_pod without importing it).
+        requirements=("kr8s==0.20.15", "pytest", "pytest-asyncio==1.5.0", "pytest-timeout==2.4.0", "trio",
+                      "anyio[trio]", "lightkube", "kubernetes==35.0.0", "pykube-ng==23.6.0",
+                      "kubernetes-asyncio==36.1.0"),
         paths=("kr8s/tests", "kr8s/conftest.py", "examples"),
         pytest_runs=(("kr8s/tests", "-o", "asyncio_mode=auto", "-o", "asyncio_default_fixture_loop_scope=function",
                       "--timeout=300"),),
@@ -133,7 +139,11 @@ SUITES: dict[str, Suite] = {
         ref="v0.20.15",
     ),
     "lightkube": Suite(
-        requirements=("lightkube==0.21.0", "lightkube-models==1.34.0.8", "pytest", "pytest-asyncio==1.5.0", "pytest-timeout==2.4.0"),
+        # the checkout's HEAD is lightkube 0.21.0 (its pyproject); its e2e CI installs it with the
+        # lightkube-models of the tested Kubernetes (1.34). lightkube 1.x makes the models slotted
+        # dataclasses, where the suite's `crd.spec.names.shortnames = ...` is an AttributeError.
+        requirements=("lightkube==0.21.0", "lightkube-models==1.34.0.8", "pytest", "pytest-asyncio==1.5.0",
+                      "pytest-timeout==2.4.0"),
         paths=("e2e-tests",),
         pytest_runs=(("e2e-tests", "-o", "asyncio_mode=auto", "--timeout=120"),),
     ),
