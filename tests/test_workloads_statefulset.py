@@ -257,3 +257,27 @@ def test_statefulset_over_http_with_the_official_client() -> None:
         core = client.CoreV1Api(apps.api_client)
         names = sorted(p.metadata.name for p in core.list_namespaced_pod("default").items)
         assert names == ["db-0", "db-1"]
+
+
+def test_revision_name_matches_upstreams_compatibility_data() -> None:
+    """Upstream's pkg/controller/statefulset/testdata/compatibility_{set,revision}_1.34.0.json: a set
+    ``test`` whose defaulted template is below has the revision ``test-776999688b``. Created here from
+    the template as a client writes it, the server's defaults and the controller give the same name."""
+    stored = {"metadata": {"annotations": {"test": "value"}, "labels": {"app": "foo"}},
+              "spec": {"containers": [{"image": "test", "imagePullPolicy": "Always", "name": "test",
+                                       "resources": {}, "terminationMessagePath": "/dev/termination-log",
+                                       "terminationMessagePolicy": "File"}],
+                       "dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "schedulerName": "default-scheduler",
+                       "securityContext": {}, "terminationGracePeriodSeconds": 30}}
+    assert revision_name("test", stored) == "test-776999688b"
+    api = APIServer()
+    cluster = ServedCluster(api)
+    api.create({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "test"},
+                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "foo"}}, "template": {
+                    "metadata": {"annotations": {"test": "value"}, "labels": {"app": "foo"}},
+                    "spec": {"containers": [{"name": "test", "image": "test"}]}}}}, namespace="default")
+    cluster.settle()
+    got = api.get("StatefulSet", "test", "default")
+    assert got["spec"]["template"] == stored
+    assert got["status"]["currentRevision"] == got["status"]["updateRevision"] == "test-776999688b"
+    assert api.get("Pod", "test-0", "default")["metadata"]["labels"][REVISION_LABEL] == "test-776999688b"

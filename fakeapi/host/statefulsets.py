@@ -23,7 +23,8 @@ pods and the kubelet makes them Ready. What it follows of upstream ``pkg/control
   ``{"spec":{"template":{...,"$patch":"replace"}}}`` as Go's ``encoding/json`` writes it (keys
   sorted, no spaces, ``<``, ``>`` and ``&`` escaped), hashed with 32-bit FNV-1 together with the
   collision count and rendered by ``rand.SafeEncodeString``; its name is ``<set>-<hash>``
-  (``history.ControllerRevisionName``). With the ``RollingUpdate`` strategy, once every pod is
+  (``history.ControllerRevisionName``): the name a real cluster gives the same stored template
+  (upstream's ``testdata/compatibility_revision_1.34.0.json`` is reproduced). With the ``RollingUpdate`` strategy, once every pod is
   healthy the highest-ordinal pod at or above ``rollingUpdate.partition`` that is not at the update
   revision is deleted (and made again at it), one at a time; ``OnDelete`` only makes deleted pods
   again at the update revision.
