@@ -11,11 +11,13 @@ For each suite the script
 1. makes a virtual environment (``--system-site-packages``: fakeapi's own
    dependencies come from this interpreter) and installs the client at its
    pinned version (:data:`SUITES`) with the test dependencies its suite needs,
-   with pip, so nothing is added to the interpreter running it;
+   at the versions the suite's own CI installs, with pip, so nothing is added to
+   the interpreter running it;
 2. starts ``python -m fakeapi serve --tls`` (a cluster: the garbage collector,
    namespace controller and kubelet run in it; a CA, a client certificate and
    a token in its kubeconfig) on a free port;
-3. runs the suite's tests with pytest, unmodified, pointed at the server by
+3. runs the suite's tests with pytest (without fakeapi's own pytest plugin,
+   should it be installed), unmodified, pointed at the server by
    ``KUBECONFIG``; only the suite's cluster fixture is replaced where it would
    start a kind cluster (kr8s), by one that hands out the served kubeconfig;
 4. reads the JUnit report and prints, per suite, the tests that passed, those
