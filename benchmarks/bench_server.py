@@ -167,12 +167,14 @@ def kind_verbs(api: APIServer, kind: str, n: int, rounds: int) -> dict[str, tupl
     out["json patch"] = measure(lambda i: api.patch(
         kind, names[0], [{"op": "add", "path": "/metadata/labels/i", "value": f"j{i}"}], namespace=ns,
         patch_type="json"), js, n, rounds)
-    config = builtin_sample(kind, "kv-1")  # (the object named names[1])
+    config = builtin_sample(kind, "kv-apply")  # (an object the applier made: its fields are its own)
     config["metadata"].setdefault("labels", {})
+    applied = config["metadata"]["name"]
+    api.patch(kind, applied, copy.deepcopy(config), namespace=ns, patch_type="apply", field_manager="bench")
     configs = [copy.deepcopy(config) for _ in range(n * rounds)]
     for i, c in enumerate(configs):
         c["metadata"]["labels"]["i"] = f"a{i}"
-    out["apply"] = measure(lambda i: api.patch(kind, names[1], configs[i], namespace=ns, patch_type="apply",
+    out["apply"] = measure(lambda i: api.patch(kind, applied, configs[i], namespace=ns, patch_type="apply",
                                                field_manager="bench"), js, n, rounds)
     out["delete"] = measure(lambda i: api.delete(kind, names[i], ns), js, n, rounds)
     return out

@@ -241,18 +241,6 @@ def _aggregate(errs: list[str]) -> str:
     return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
 
 
-class _Shown:
-    """``values`` as an error shows them (Go's JSON), rendered when formatted."""
-
-    __slots__ = ("values",)
-
-    def __init__(self, values: list[str] | None) -> None:
-        self.values = values
-
-    def __format__(self, spec: str) -> str:
-        return format(go_json(self.values), spec)
-
-
 def _new_requirement(key: str, op: str, values: list[str] | None, path: str | None = None) -> Requirement:
     """``labels.NewRequirement``: validates, raises SelectorError with the aggregated field errors.
 
@@ -260,7 +248,6 @@ def _new_requirement(key: str, op: str, values: list[str] | None, path: str | No
     """
     errs: list[str] = []
     vals = values or []
-    shown = _Shown(values)  # (rendered only for an error)
     key_path = (path + ".key") if path else "key"
     values_path = (path + ".values") if path else "values"
     kerrs = is_qualified_name(key)
@@ -268,19 +255,19 @@ def _new_requirement(key: str, op: str, values: list[str] | None, path: str | No
         errs.append(_field_err(key_path, key, "; ".join(kerrs)))
     if op in (IN, NOT_IN):
         if not vals:
-            errs.append(f"{values_path}: Invalid value: {shown}: for 'in', 'notin' operators, values set can't be empty")
+            errs.append(f"{values_path}: Invalid value: {go_json(values)}: for 'in', 'notin' operators, values set can't be empty")
     elif op in (EQUALS, DOUBLE_EQUALS, NOT_EQUALS):
         if len(vals) != 1:
-            errs.append(f"{values_path}: Invalid value: {shown}: exact-match compatibility requires one single value")
+            errs.append(f"{values_path}: Invalid value: {go_json(values)}: exact-match compatibility requires one single value")
     elif op in (EXISTS, DOES_NOT_EXIST):
         if vals:
             errs.append(
-                f"{values_path}: Invalid value: {shown}: values set must be empty for exists and does not exist"
+                f"{values_path}: Invalid value: {go_json(values)}: values set must be empty for exists and does not exist"
             )
     elif op in (GREATER_THAN, LESS_THAN):
         if len(vals) != 1:
             errs.append(
-                f"{values_path}: Invalid value: {shown}: for 'Gt', 'Lt' operators, exactly one value is required"
+                f"{values_path}: Invalid value: {go_json(values)}: for 'Gt', 'Lt' operators, exactly one value is required"
             )
         for i, v in enumerate(vals):
             if _parse_int64(v) is None:
