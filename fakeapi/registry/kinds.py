@@ -61,8 +61,6 @@ class Kind:
     go_type: Any = _Lazy()
     #: Field paths usable in field selectors, besides metadata.name/namespace.
     selectable_fields: tuple[str, ...] = ()
-    #: PUT without resourceVersion allowed (most built-ins) or 422 (all CRs).
-    allow_unconditional_update: bool = False
     #: generation on create: CRs 1; built-ins per their strategy (0 = not set).
     initial_generation: int = 1
     #: DELETE answers with the deleted object (Pods, ServiceAccounts) instead of a Status.
