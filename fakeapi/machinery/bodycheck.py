@@ -337,6 +337,18 @@ def check_patched(result: Any, base: Any, patch_chars: int) -> None:
 _MISSING: Any = object()
 
 
+def check_merge_patched(result: Any, patch_chars: int) -> None:
+    """:func:`check_patched` for the result of a JSON merge patch (RFC 7386): only the size is measured.
+
+    A merge patch puts each of its values at the path it has in the patch (merged into the stored
+    map there, or replacing what was there), so every value of the result is the stored object's
+    own (checked when it was stored) or a part of the patch at the same depth, which
+    :func:`check_body` checked (``patch_chars``: what it said of the patch). Nothing is left to walk.
+    """
+    if patch_chars * 24 * 16 >= MAX_OBJECT_BYTES and encoded_size(result) > MAX_OBJECT_BYTES:
+        raise errors.internal(OBJECT_TOO_LARGE)
+
+
 def _replace_in(s: str) -> str:
     return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace") if string_problem(s) else s
 

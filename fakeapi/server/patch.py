@@ -123,7 +123,10 @@ class PatchVerb(UpdateVerb):
                 raise errors.internal(str(err)) from err
             if not isinstance(result, dict):
                 raise errors.bad_request("the patch produced something that is not an object")
-            bodycheck.check_patched(result, current, patch_chars)  # (issue 24: what the patch changed)
+            if ptype == "merge":  # (issue 24: what the patch changed; a merge patch's values keep their paths)
+                bodycheck.check_merge_patched(result, patch_chars)
+            else:
+                bodycheck.check_patched(result, current, patch_chars)
             rmeta = mapping(result.get("metadata"))
             if rmeta.get("name", name) != name:
                 raise errors.bad_request(
