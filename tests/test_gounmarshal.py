@@ -107,6 +107,19 @@ def test_a_go_map_marshalled_is_decoded_in_key_order() -> None:
         "json: cannot unmarshal string into Go struct field PodSpec.spec.activeDeadlineSeconds of type int64")
 
 
+def test_a_patched_document_is_walked_only_where_it_is_not_the_base() -> None:
+    base = {"spec": {"containers": [{"name": "a", "image": "x"}], "activeDeadlineSeconds": 5},
+            "metadata": {"labels": {"a": "b"}}}
+    patched = {**base, "metadata": {"labels": {"a": 1}}}  # (the spec is the base's own)
+    assert unmarshal_error(patched, POD, sorted_keys=True, base=base) == unmarshal_error(
+        patched, POD, sorted_keys=True) == "json: cannot unmarshal number into Go struct field ObjectMeta" \
+        ".metadata.labels of type string"
+    new_spec = {**base["spec"], "activeDeadlineSeconds": "x"}
+    assert unmarshal_error({**base, "spec": new_spec}, POD, base=base) == (
+        "json: cannot unmarshal string into Go struct field PodSpec.spec.activeDeadlineSeconds of type int64")
+    assert unmarshal_error({**base}, POD, base=base) is None
+
+
 def test_secret_data_is_base64() -> None:
     assert unmarshal_error({"data": {"a": "YWI="}}, SECRET) is None
     assert unmarshal_error({"data": {"a": "YWI"}}, SECRET) == "illegal base64 data at input byte 0"

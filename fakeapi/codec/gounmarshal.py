@@ -37,11 +37,14 @@ _EXACT: dict[GoType, type] = {STRING: str, BOOL: bool, FLOAT: float}
 _EXACT_CONVERTED: dict[GoType, type] = {**_EXACT, INT: int}
 
 
+_NO_BASE: dict[str, Any] = {}
+
+
 class _Abort(Exception):
     """An error an ``UnmarshalJSON`` method returned: decoding stops there (Go returns it at once)."""
 
 
-def unmarshal_error(doc: Any, t: GoType, *, sorted_keys: bool = False) -> str | None:
+def unmarshal_error(doc: Any, t: GoType, *, sorted_keys: bool = False, base: Any = None) -> str | None:
     """The error ``json.Unmarshal`` of ``doc`` into Go type ``t`` returns, or None.
 
     Go's decoder keeps going after a value of the wrong type and reports the first one, in
@@ -49,10 +52,13 @@ def unmarshal_error(doc: Any, t: GoType, *, sorted_keys: bool = False) -> str | 
     the struct holding the field and the field's path from the root. An error from a type's
     own ``UnmarshalJSON`` (``metav1.Time``, ``resource.Quantity``, ``intstr.IntOrString``)
     stops decoding and wins over an earlier type error.
+
+    ``base``: a document that decodes without error (a stored object) whose values ``doc`` shares
+    (a patch's result): a value that is ``base``'s own at the same place is not walked again.
     """
     d = _Decoder(sorted_keys)
     try:
-        d.value(doc, t, "", ())
+        d.value(doc, t, "", (), base)
     except _Abort as e:
         return str(e)
     return d.saved
@@ -71,9 +77,9 @@ class _Decoder:
         if self.saved is None:
             self.saved = message
 
-    def value(self, v: Any, t: GoType, struct: str, path: tuple[str, ...]) -> None:
-        if v is None:
-            return  # null leaves any Go value as it is
+    def value(self, v: Any, t: GoType, struct: str, path: tuple[str, ...], base: Any = None) -> None:
+        if v is None or v is base:
+            return  # null leaves any Go value as it is; the base's own value decodes
         k = t.kind
         tv = type(v)
         if k == "struct":
@@ -82,19 +88,21 @@ class _Decoder:
                 return
             items = sorted(v.items()) if self.sorted_keys else v.items()
             fields = t.fields
+            bd = base if type(base) is dict else _NO_BASE
             for key, sub in items:
                 f = fields.get(key)
                 # (unknown fields are skipped: strict decoding reports them elsewhere)
                 if f is not None and _EXACT.get(f.type) is not type(sub):
-                    self.value(sub, f.type, t.name, (*path, key))
+                    self.value(sub, f.type, t.name, (*path, key), bd.get(key))
         elif k == "map":
             if tv is not dict:
                 self.save(_type_error(v, t, struct, path))
                 return
             elem = t.elem
             if elem is not None and elem.kind != "any":
-                for sub in (v[key] for key in sorted(v)) if self.sorted_keys else v.values():
-                    self.value(sub, elem, struct, path)
+                bd = base if type(base) is dict else _NO_BASE
+                for key in sorted(v) if self.sorted_keys else v:
+                    self.value(v[key], elem, struct, path, bd.get(key))
         elif k == "slice":
             if tv is not list:
                 self.save(_type_error(v, t, struct, path))

@@ -103,7 +103,8 @@ def check_go_decodes(kind: Kind, body: dict[str, Any]) -> None:
         raise errors.bad_request(f'{kind.kind} in version "{kind.version}" cannot be handled as a {kind.kind}: {bad}')
 
 
-def check_patched_go_decodes(kind: Kind, ptype: str, patch: Any, result: dict[str, Any]) -> None:
+def check_patched_go_decodes(kind: Kind, ptype: str, patch: Any, result: dict[str, Any],
+                             base: dict[str, Any] | None = None) -> None:
     """A patched built-in must decode into its Go struct: else 422 ``patch: Invalid value`` (patch.go).
 
     JSON and merge patches decode the patched JSON (a Go map marshalled: keys sorted); a
@@ -117,7 +118,7 @@ def check_patched_go_decodes(kind: Kind, ptype: str, patch: Any, result: dict[st
     elif ptype == "merge" and unmarshal_error(patch, t) is None:
         bad = None
     else:
-        bad = unmarshal_error(result, t, sorted_keys=True)
+        bad = unmarshal_error(result, t, sorted_keys=True, base=base)  # (``base``: the stored object patched)
     if bad is not None:
         raise patch_invalid(ptype, patch, result, bad)
 

@@ -137,7 +137,7 @@ class PatchVerb(UpdateVerb):
                 result["apiVersion"], result["kind"] = k.api_version, k.kind
             if k.stored_go_encoded and (not go_encoded or self.snapshot_guard is not None):
                 try:
-                    check_patched_go_decodes(k, ptype, body, result)
+                    check_patched_go_decodes(k, ptype, body, result, current)
                 except ApiError as err:
                     if go_encoded:
                         raise NotGoEncoded(f"a go_encoded {ptype} patch of {k.kind} {name} does not decode: "
