@@ -20,7 +20,7 @@ import random
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fakeapi.codec.godecode import DecodeCache
 from fakeapi.codec.snapshots import SnapshotGuard
@@ -28,8 +28,8 @@ from fakeapi.codec.snapshots import enabled as _snapshot_check_enabled
 from fakeapi.machinery import errors, fieldmanager
 from fakeapi.machinery.errors import ApiError
 from fakeapi.machinery.jsonutil import fast_copy
+from fakeapi.machinery.lazymodule import lazy_module
 from fakeapi.machinery.typedfields import Memo
-from fakeapi.registry.apiextensions.crd import storage_version
 from fakeapi.registry.apiextensions.crdsnapshot import CRDSnapshot, CRDTemplate
 from fakeapi.registry.apiextensions.strategy import CustomResourceDefinitionStrategy
 from fakeapi.registry.builtin import builtin_kinds
@@ -45,6 +45,11 @@ from fakeapi.server.store import Entry, Store
 from fakeapi.server.subresources import Subresources
 from fakeapi.server.trace import Trace
 from fakeapi.server.watch import EventLog
+
+if TYPE_CHECKING:
+    from fakeapi.registry.apiextensions import crd as crds
+else:  # (imported on first use: a server that never writes a CRD never compiles it; issue 22)
+    crds = lazy_module(__name__, "fakeapi.registry.apiextensions.crd", "crds")
 
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
@@ -154,7 +159,7 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
                 self._run("create", kind, "", name, "", actor,
                           lambda: self._create(kind, manifest, None, "Warn", False, False, respond=False))
             spec = manifest["spec"]
-            return self.kinds.require(spec["names"]["kind"], f"{spec['group']}/{storage_version(spec)}")
+            return self.kinds.require(spec["names"]["kind"], f"{spec['group']}/{crds.storage_version(spec)}")
 
     def install_crd(self, snapshot: CRDSnapshot, *, actor: str = "user") -> Kind:
         """:meth:`register_crd` for a manifest many servers of the process register (a bundle's CRDs).
@@ -174,7 +179,7 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
             template = tmpl
             self._run("create", kind, "", snapshot.name, "", actor, lambda: self._create_from_template(kind, template))
             spec = template.obj["spec"]
-            return self.kinds.require(spec["names"]["kind"], f"{spec['group']}/{storage_version(spec)}")
+            return self.kinds.require(spec["names"]["kind"], f"{spec['group']}/{crds.storage_version(spec)}")
 
     def _crd_template(self, kind: Kind, snapshot: CRDSnapshot) -> CRDTemplate | None:
         """Register the snapshot's manifest on a fresh scratch server (this one's managedFields setting)
