@@ -194,7 +194,11 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         if entry is None:
             return None
         SnapshotGuard().stored(kind.plural, entry.key, entry.obj, kind.go_type)  # (installs skip the check)
-        return snapshot.keep(self.managed_fields, CRDTemplate(entry.obj, tuple(scratch.last_warnings)))
+        managed = fieldmanager.decode(entry.obj["metadata"].get("managedFields")) or {}
+        only = next(iter(managed.values())) if len(managed) == 1 else None
+        if only is not None and only.key != ("user", fieldmanager.UPDATE, kind.api_version, ""):
+            only = None  # (not the create's own entry: each install records its own, as register_crd does)
+        return snapshot.keep(self.managed_fields, CRDTemplate(entry.obj, tuple(scratch.last_warnings), only))
 
     def _create_from_template(self, kind: Kind, tmpl: CRDTemplate) -> Outcome:
         """The create :meth:`_create` makes of a CRD manifest, from what it stored once before."""
@@ -205,7 +209,13 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         meta["uid"] = self._new_uid()
         obj = {**src, "metadata": meta}
         self._warn(list(tmpl.warnings))
-        self._record_managed(kind, obj, None, None, "user", "")
+        if isinstance(tmpl.managed, fieldmanager.ManagerEntry):
+            # (the create owns the same fields of the same object as the template's: its entry at this
+            # server's time, without walking the CRD's schemas again; issue 22)
+            entry = tmpl.managed.with_fields(tmpl.managed.fields, time=self.clock.timestamp())
+            self._set_managed(meta, {entry.key: entry}, None)
+        else:
+            self._record_managed(kind, obj, None, None, "user", "")
         w = Write(kind, self._table(kind), obj, go_checked=True)
         kind.strategy.before_commit_create(self, obj)
         rv = self._commit(w)
