@@ -268,10 +268,19 @@ class ActionsService:
         return next((r for r in self.runners.values() if r.name == name), None)
 
     def remove_runner(self, runner_id: int, *, actor: str = "") -> None:
-        """Deregister a runner. JobStillRunningError while a job is assigned; NotFoundError if unknown."""
+        """Deregister a runner; JobStillRunningError while a job is assigned to it.
+
+        A runner the service does not hold (removed before, or never registered,
+        id 0) is removed without an error: upstream ARC removes every runner it
+        scales down twice (the set's ``deleteEphemeralRunnerWithActionsClient``,
+        then the runner's registration finalizer) and a finished runner has
+        already deregistered itself, while both callers fail on any answer but
+        success or JobStillRunning; upstream's fake client answers so too. A
+        NotFound answer comes only from a fault rule.
+        """
         self._call("RemoveRunner", actor)
         if runner_id not in self.runners:
-            raise NotFoundError(f"runner {runner_id}")
+            return
         if any(j.runner_id == runner_id for j in self.jobs):
             raise JobStillRunningError(runner_id)
         del self.runners[runner_id]

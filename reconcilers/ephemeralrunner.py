@@ -20,7 +20,6 @@ from fakeapi.server.clock import format_time, parse_time
 
 from . import constants as c
 from .actions_service import ActionsError, ActionsService, is_job_still_running
-from .actions_service import is_not_found as service_not_found
 from .common import (
     SHARED_READS,
     Ctx,
@@ -245,12 +244,9 @@ class EphemeralRunnerReconciler:
         delete_ignore_not_found(client, c.KIND_ER, m["name"], m.get("namespace", ""))
 
     def _remove_from_service(self, er: Obj) -> None:
-        """upstream ``deleteRunnerFromService``; a runner the service no longer knows is already removed."""
-        try:
-            self.service.remove_runner(runner_id(er), actor=self.name)
-        except ActionsError as e:
-            if not service_not_found(e):
-                raise
+        """upstream ``deleteRunnerFromService``: every error of the service's RemoveRunner is returned,
+        NotFound included (upstream wraps and returns it; the reconcile is retried with back-off)."""
+        self.service.remove_runner(runner_id(er), actor=self.name)
 
     def _mark_as_failed(self, client: Any, er: Obj, message: str, reason: str) -> None:
         """upstream ``markAsFailed``: phase Failed with the reason and message, then off the service."""
@@ -341,7 +337,11 @@ class EphemeralRunnerReconciler:
     def _finalize(self, ctx: Ctx, er: Obj) -> Any:
         """A runner being deleted (upstream's deletion branch): off the service (registration finalizer),
         then its pod and secret, then the container-hook pods and secrets (``runner-pod=<name>``) when
-        the runner container configures container hooks, then the main finalizer."""
+        the runner container configures container hooks, then the main finalizer.
+
+        Off the service as upstream ``cleanupRunnerFromService``: ``JobStillRunning`` requeues after
+        30s; any other error of RemoveRunner, NotFound included, is raised and the registration
+        finalizer kept (the host retries with back-off)."""
         from fakeapi.host.builder import Result
 
         client = ctx.client
@@ -356,8 +356,7 @@ class EphemeralRunnerReconciler:
                 except ActionsError as e:
                     if is_job_still_running(e):
                         return Result(requeue_after=c.JOB_STILL_RUNNING_REQUEUE)
-                    if not service_not_found(e):
-                        raise
+                    raise  # NotFound too: upstream cleanupRunnerFromService returns it
             er = patch_finalizers(client, er, remove=[c.FINALIZER_ER_REGISTRATION])
         delete_if_present(client, "Pod", name, ns)
         delete_if_present(client, "Secret", name, ns)

@@ -17,7 +17,6 @@ from fakeapi.machinery.errors import ApiError, is_conflict
 
 from . import constants as c
 from .actions_service import ActionsError, ActionsService, is_job_still_running
-from .actions_service import is_not_found as service_not_found
 from .common import (
     SHARED_READS,
     Ctx,
@@ -192,7 +191,9 @@ class EphemeralRunnerSetReconciler:
             raise errs[0]
 
     def _delete_idle_runners(self, ctx: Ctx, cls: Classification, count: int) -> None:
-        """Scale down: remove ``count`` idle registered runners, pending oldest first, then running."""
+        """Scale down (upstream ``deleteIdleEphemeralRunners``): remove ``count`` idle registered runners,
+        pending oldest first, then running; a runner whose removal fails is kept and the next one tried,
+        and the first error is raised (NotFound from the service included)."""
         if count <= 0:
             return
         candidates = oldest_first(cls.pending) + oldest_first(cls.running)
@@ -214,10 +215,12 @@ class EphemeralRunnerSetReconciler:
             raise errs[0]
 
     def _remove_and_delete(self, ctx: Ctx, runner: Obj) -> bool:
-        """Remove a registered runner from the service, then delete its ER.
+        """Remove a runner from the service, then delete its ER (upstream
+        ``deleteEphemeralRunnerWithActionsClient``).
 
-        ``JobStillRunning`` leaves it (False, not an error); a runner the service no
-        longer knows counts as already removed.
+        ``JobStillRunning`` leaves it (False, not an error). Every other error of
+        RemoveRunner, NotFound included, is raised and the ER kept: upstream
+        returns it, so the reconcile fails and is retried with the host's backoff.
         """
         rid = runner_id(runner)
         try:
@@ -225,8 +228,7 @@ class EphemeralRunnerSetReconciler:
         except ActionsError as e:
             if is_job_still_running(e):
                 return False
-            if not service_not_found(e):
-                raise
+            raise
         delete_ignore_not_found(ctx.client, c.KIND_ER, meta(runner)["name"], meta(runner).get("namespace", ""))
         return True
 
@@ -235,9 +237,9 @@ class EphemeralRunnerSetReconciler:
 
         Deletes every terminated runner; then removes every pending runner and
         every running runner without a job from the service and deletes it
-        (``JobStillRunning`` leaves it; a runner the service does not know counts
-        as removed). Runners running a job are never touched. Errors are
-        collected and the first is raised.
+        (``JobStillRunning`` leaves it; any other service error, NotFound
+        included, keeps it, as :meth:`_remove_and_delete`). Runners running a
+        job are never touched. Errors are collected and the first is raised.
 
         Upstream has no registration grace here (an earlier version of this port
         left unregistered runners younger than a minute alone): an unregistered

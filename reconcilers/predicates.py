@@ -56,10 +56,13 @@ def _runner_update(old: Obj, new: Obj) -> bool:
     if not equal_reconciled_meta(old, new) or old.get("spec") != new.get("spec"):
         return True
     so, sn = old.get("status") or EMPTY, new.get("status") or EMPTY
-    return so.get("phase") != sn.get("phase") or so.get("runnerId") != sn.get("runnerId")
+    return (so.get("phase") != sn.get("phase") or so.get("runnerId") != sn.get("runnerId")
+            or so.get("jobId") != sn.get("jobId"))
 
 
-#: The EphemeralRunnerSet controller's filter on its EphemeralRunners: metadata, spec, phase, runner id.
+#: The EphemeralRunnerSet controller's filter on its EphemeralRunners (ARC
+#: ``ephemeralRunnerSetOwnedEphemeralRunnerPredicate``): metadata, spec, phase, runner id, and the job id
+#: (the set skips runners with a job).
 owned_runner = Predicate(update=_runner_update)
 
 _ERS_STATUS_KEYS = (

@@ -199,7 +199,9 @@ def merge_annotations(base: Mapping[str, str] | None, overwrite: Mapping[str, st
 
 
 def build_runner_spec(ars: Mapping[str, Any]) -> Obj:
-    """The EphemeralRunnerSpec an ARS asks for: config, scale set id and its pod template inlined."""
+    """The EphemeralRunnerSpec an ARS asks for (ARC ``newEphemeralRunnerSet``): config, scale set id,
+    ``ephemeralRunnerConfigSecretMetadata`` (the labels and annotations of each runner's JIT secret)
+    when set, and its pod template inlined. (Proxy, TLS and Vault settings are out of scope.)"""
     s = spec(ars)
     template = s.get("template") or {}
     out: Obj = {
@@ -209,6 +211,9 @@ def build_runner_spec(ars: Mapping[str, Any]) -> Obj:
         "metadata": fast_copy(template.get("metadata") or {}),
         "spec": fast_copy(template.get("spec") or {}),
     }
+    secret_meta = s.get("ephemeralRunnerConfigSecretMetadata")
+    if secret_meta is not None:  # a Go pointer: nil is left out, {} is kept
+        out["ephemeralRunnerConfigSecretMetadata"] = fast_copy(secret_meta)
     return out
 
 
@@ -293,6 +298,15 @@ def build_ephemeral_runner(ers: Mapping[str, Any]) -> Obj:
     }
 
 
+#: ARS spec field -> AutoscalingListener spec field, copied as they are (upstream ``newAutoscalingListener``).
+_LISTENER_METADATA_FIELDS = (
+    ("listenerServiceAccountMetadata", "serviceAccountMetadata"),
+    ("listenerRoleMetadata", "roleMetadata"),
+    ("listenerRoleBindingMetadata", "roleBindingMetadata"),
+    ("listenerConfigSecretMetadata", "configSecretMetadata"),
+)
+
+
 def build_listener(ars: Mapping[str, Any], ers: Mapping[str, Any], namespace: str) -> Obj:
     """The AutoscalingListener of an ARS (ARC ``newAutoscalingListener``), in the controller namespace,
     with back references; labels: the ARS's, the controller's, the GitHub URL labels, then
@@ -326,6 +340,12 @@ def build_listener(ars: Mapping[str, Any], ers: Mapping[str, Any], namespace: st
     }
     if s.get("listenerTemplate") is not None:
         al_spec["template"] = fast_copy(s["listenerTemplate"])
+    # The metadata for the listener's service account, role, role binding and config secret rides on
+    # its spec (upstream newAutoscalingListener); the objects themselves are the AutoscalingListener
+    # controller's, which this model simulates, so here it only takes part in the spec comparison.
+    for ars_key, listener_key in _LISTENER_METADATA_FIELDS:
+        if s.get(ars_key) is not None:  # Go pointers: nil is left out, {} is kept
+            al_spec[listener_key] = fast_copy(s[ars_key])
     return {
         "apiVersion": c.API_VERSION,
         "kind": c.KIND_AL,

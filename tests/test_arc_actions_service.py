@@ -59,7 +59,7 @@ def test_jit_configs_number_runners_in_order_of_request() -> None:
         s.generate_jit_runner_config(99, "x")
 
 
-def test_remove_runner_job_still_running_and_not_found() -> None:
+def test_remove_runner_job_still_running_then_gone() -> None:
     s = service()
     ss = s.create_runner_scale_set("linux", 1)
     jit = s.generate_jit_runner_config(ss.id, "r1")
@@ -70,9 +70,35 @@ def test_remove_runner_job_still_running_and_not_found() -> None:
     assert is_job_still_running(e.value)
     assert s.runner_exited("r1") is job
     assert s.job_count(ss.id) == 0
-    with pytest.raises(NotFoundError) as nf:
-        s.remove_runner(jit.runner_id)
-    assert is_not_found(nf.value)
+    assert jit.runner_id not in s.runners
+
+
+def test_remove_runner_of_a_runner_the_service_does_not_hold_succeeds() -> None:
+    """Upstream removes a scaled-down runner twice (set, then the runner's finalizer) and fails on any
+    answer but success or JobStillRunning: a runner already gone, or never registered (id 0), is no error."""
+    s = service()
+    ss = s.create_runner_scale_set("linux", 1)
+    jit = s.generate_jit_runner_config(ss.id, "r1")
+    s.remove_runner(jit.runner_id)
+    version = s.version
+    s.remove_runner(jit.runner_id)
+    s.remove_runner(0)
+    assert s.runners == {}
+    assert s.version == version  # nothing changed
+    assert s.calls[-2:] == [("", "RemoveRunner"), ("", "RemoveRunner")]
+
+
+def test_remove_runner_not_found_comes_from_a_fault_rule() -> None:
+    faults = FaultSet()
+    faults.add({"on": {"service": "actions", "call": "RemoveRunner"}, "error": "NotFound", "times": "always"})
+    s = ActionsService(faults=faults.for_service)
+    ss = s.create_runner_scale_set("linux", 1)
+    jit = s.generate_jit_runner_config(ss.id, "r1")
+    for _ in range(2):
+        with pytest.raises(NotFoundError) as nf:
+            s.remove_runner(jit.runner_id)
+        assert is_not_found(nf.value)
+    assert jit.runner_id in s.runners
 
 
 def test_job_queue_oldest_first_and_counts() -> None:
