@@ -11,11 +11,13 @@ For each suite the script
 1. makes a virtual environment (``--system-site-packages``: fakeapi's own
    dependencies come from this interpreter) and installs the client at its
    pinned version (:data:`SUITES`) with the test dependencies its suite needs,
-   with pip, so nothing is added to the interpreter running it;
+   at the versions the suite's own CI installs, with pip, so nothing is added to
+   the interpreter running it;
 2. starts ``python -m fakeapi serve --tls`` (a cluster: the garbage collector,
    namespace controller and kubelet run in it; a CA, a client certificate and
    a token in its kubeconfig) on a free port;
-3. runs the suite's tests with pytest, unmodified, pointed at the server by
+3. runs the suite's tests with pytest (without fakeapi's own pytest plugin,
+   should it be installed), unmodified, pointed at the server by
    ``KUBECONFIG``; only the suite's cluster fixture is replaced where it would
    start a kind cluster (kr8s), by one that hands out the served kubeconfig;
 4. reads the JUnit report and prints, per suite, the tests that passed, those
@@ -124,8 +126,14 @@ SUITES: dict[str, Suite] = {
         conftest=_K8S_CONFTEST,
     ),
     "kr8s": Suite(
+        # kr8s's CI resolves its dev dependencies unpinned at the tag's date (no lock file): the trio
+        # that this anyio supports (its "trio" extra; trio 0.22 lacks to_thread_run_sync's
+        # abandon_on_cancel), and the kubernetes client of the Kubernetes version the tag's CI tests
+        # (1.35), before 37.x made kubernetes.client.models' submodules lazy (the suite reads
+        # kubernetes.client.models.v1_pod without importing it).
         requirements=("kr8s==0.20.15", "pytest", "pytest-asyncio==1.5.0", "pytest-timeout==2.4.0", "trio",
-                      "lightkube", "kubernetes", "pykube-ng==23.6.0", "kubernetes-asyncio==36.1.0"),
+                      "anyio[trio]", "lightkube", "kubernetes==35.0.0", "pykube-ng==23.6.0",
+                      "kubernetes-asyncio==36.1.0"),
         paths=("kr8s/tests", "kr8s/conftest.py", "examples"),
         pytest_runs=(("kr8s/tests", "-o", "asyncio_mode=auto", "-o", "asyncio_default_fixture_loop_scope=function",
                       "--timeout=300"),),
@@ -133,7 +141,11 @@ SUITES: dict[str, Suite] = {
         ref="v0.20.15",
     ),
     "lightkube": Suite(
-        requirements=("lightkube==1.0.1", "pytest", "pytest-asyncio==1.5.0", "pytest-timeout==2.4.0"),
+        # the checkout's HEAD is lightkube 0.21.0 (its pyproject); its e2e CI installs it with the
+        # lightkube-models of the tested Kubernetes (1.34). lightkube 1.x makes the models slotted
+        # dataclasses, where the suite's `crd.spec.names.shortnames = ...` is an AttributeError.
+        requirements=("lightkube==0.21.0", "lightkube-models==1.34.0.8", "pytest", "pytest-asyncio==1.5.0",
+                      "pytest-timeout==2.4.0"),
         paths=("e2e-tests",),
         pytest_runs=(("e2e-tests", "-o", "asyncio_mode=auto", "--timeout=120"),),
     ),
@@ -259,7 +271,9 @@ def run_suite(name: str, repo: Path, work: Path) -> Result:
         for i, run in enumerate(suite.pytest_runs):
             report = work / f"{name}-{i}.xml"
             reports.append(report)
-            subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(tree),
+            # (-p no:fakeapi: fakeapi's own pytest plugin, when installed, has no part in a client's suite)
+            subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:fakeapi",
+                            "--rootdir", str(tree),
                             f"--junitxml={report}", *run], cwd=tree, env=env)
     finally:
         served.stop()

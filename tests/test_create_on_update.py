@@ -59,8 +59,10 @@ def test_put_to_missing_object(kind: str, api_version: str, namespaced: bool, fi
     assert meta["uid"] and meta["creationTimestamp"] and meta["resourceVersion"].isdigit()
     stored = api.get(kind, "x", _NS if namespaced else None, api_version=api_version)
     assert stored["metadata"]["uid"] == meta["uid"]
-    # a second PUT is an ordinary update (200) of what the first created
-    again = api.update({**body, "metadata": {**body["metadata"], "labels": {"a": "b"}}})
+    # a second PUT is an ordinary update (200) of what the first created (with its resourceVersion:
+    # a Lease's strategy allows no unconditional update)
+    again = api.update({**body, "metadata": {**body["metadata"], "labels": {"a": "b"},
+                                             "resourceVersion": meta["resourceVersion"]}})
     assert api.last_code == 200 and again["metadata"]["uid"] == meta["uid"]
 
 
@@ -100,13 +102,17 @@ def test_http_put_answers_201_then_200() -> None:
     cm_path = f"/api/v1/namespaces/{_NS}/configmaps/x"
     with serve(api) as ep:
         codes = []
-        for p, body in ((path, lease), (path, lease), (cm_path, _body("ConfigMap", "v1", True, {}))):
+        for p in (path, path, cm_path):
+            body = lease if p == path else _body("ConfigMap", "v1", True, {})
             conn = http.client.HTTPConnection(ep.host, ep.port, timeout=10)
             try:
                 conn.request("PUT", p, body=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
                 resp = conn.getresponse()
-                resp.read()
+                answer = json.loads(resp.read())
                 codes.append(resp.status)
             finally:
                 conn.close()
+            if p == path:  # the next PUT names the version it replaces (no unconditional update for a Lease)
+                lease = {**lease, "metadata": {**lease["metadata"],
+                                               "resourceVersion": answer["metadata"]["resourceVersion"]}}
     assert codes == [201, 200, 404]

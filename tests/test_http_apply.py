@@ -79,3 +79,26 @@ def test_apply_of_a_missing_object_answers_201(kube: Any) -> None:
     again = kube._client._client.patch(path, content=body, headers={"Content-Type": "application/apply-patch+yaml"})
     assert again.status_code == 200
     assert again.json()["metadata"]["resourceVersion"] == res.json()["metadata"]["resourceVersion"]
+
+
+
+def test_apply_of_list_labels_is_a_500_over_the_wire() -> None:
+    """``metadata.labels`` sent as a list: kube-apiserver's 500 ``failed to create typed patch object``
+    (structured-merge-diff types the configuration first), as a Status with no reason."""
+    import http.client
+    import json
+
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": "default",
+                                                                  "labels": ["x"]}}
+    with serve(APIServer()) as ep:
+        conn = http.client.HTTPConnection(ep.host, ep.port, timeout=10)
+        try:
+            conn.request("PATCH", "/api/v1/namespaces/default/configmaps/a?fieldManager=deployer",
+                         body=json.dumps(body).encode(), headers={"Content-Type": "application/apply-patch+yaml"})
+            resp = conn.getresponse()
+            status = json.loads(resp.read())
+        finally:
+            conn.close()
+    assert resp.status == 500 and status["code"] == 500 and not status.get("reason")
+    assert status["message"] == ("failed to create typed patch object (default/a; /v1, Kind=ConfigMap): "
+                                 ".metadata.labels: expected map, got &{[x]}")

@@ -337,8 +337,8 @@ def test_a_yaml_alias_bomb_body_is_a_fast_400(served: tuple[APIServer, Endpoint]
 
 
 @pytest.mark.parametrize("ctype,body", [
-    ("application/json", b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d"},"data":' + b"[" * 500
-     + b"]" * 500 + b"}"),
+    ("application/json", b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d"},"data":' + b"[" * 10000
+     + b"]" * 10000 + b"}"),
     ("application/json", b"[" * 100000 + b"]" * 100000),
     ("application/yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\ndata: " + b"[" * 100000),
 ])

@@ -688,3 +688,37 @@ def test_apply_of_a_wrong_scalar_to_a_built_in_fails_to_type(kind: str, api_vers
                                          patch_type="apply", field_manager="m"), 500, "")
     group = api_version if "/" in api_version else "/" + api_version
     assert err.message == f"failed to create typed patch object (default/c; {group}, Kind={kind}): {message}"
+
+
+@pytest.mark.parametrize(("kind", "api_version", "body", "message"), [
+    ("ConfigMap", "v1", {"metadata": {"labels": ["a", "b"]}}, ".metadata.labels: expected map, got &{[a b]}"),
+    ("ConfigMap", "v1", {"data": ["a"]}, ".data: expected map, got &{[a]}"),
+    ("ConfigMap", "v1", {"metadata": {"finalizers": {"a": 1}}}, ".metadata.finalizers: expected list, got &{map[a:1]}"),
+    ("Pod", "v1", {"spec": {"containers": {"name": "a"}}}, ".spec.containers: expected list, got &{map[name:a]}"),
+    ("Pod", "v1", {"spec": {"containers": [{"name": "a", "image": "i", "command": "sh"}]}},
+     '.spec.containers[name="a"].command: expected list, got &{sh}'),
+    ("Deployment", "apps/v1", {"spec": {"selector": "app=a"}}, ".spec.selector: expected map, got &{app=a}"),
+], ids=["list-labels", "list-data", "map-finalizers", "map-keyed-list", "string-atomic-list", "string-atomic-map"])
+def test_apply_of_a_list_where_a_map_is_typed_is_a_500(kind: str, api_version: str, body: dict[str, Any],
+                                                       message: str) -> None:
+    """A map or a list of the wrong shape in an applied configuration (``metadata.labels`` a list,
+    ``containers`` an object): structured-merge-diff's ``mapValue``/``listValue`` refuse it while
+    typing the configuration, before the Go decoder would see it, so kube-apiserver answers 500
+    ``failed to create typed patch object``, not the decoder's 400."""
+    api = APIServer()
+    meta = {"name": "c", **body.get("metadata", {})}
+    config = {"apiVersion": api_version, "kind": kind, **body, "metadata": meta}
+    err = expect_error(lambda: api.patch(kind, "c", config, namespace=NS, api_version=api_version,
+                                         patch_type="apply", field_manager="m"), 500, "")
+    group = api_version if "/" in api_version else "/" + api_version
+    assert err.message == f"failed to create typed patch object (default/c; {group}, Kind={kind}): {message}"
+    expect_error(lambda: api.get(kind, "c", NS, api_version=api_version), 404, "NotFound")
+
+
+def test_apply_of_a_null_map_or_list_is_not_a_shape_error() -> None:
+    """Null is a valid map and a valid list to structured-merge-diff (``IsNull`` first)."""
+    api = APIServer()
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "labels": None, "finalizers": None},
+              "data": None}
+    out = api.patch("ConfigMap", "c", config, namespace=NS, patch_type="apply", field_manager="m")
+    assert api.last_code == 201 and "labels" not in out["metadata"]

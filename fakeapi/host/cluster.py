@@ -11,7 +11,8 @@ cluster's controller manager and kubelet do, concurrently with every client.
 * the namespace bootstrap of kube-controller-manager: a ``default``
   ServiceAccount (serviceaccount controller) and the ``kube-root-ca.crt``
   ConfigMap (root-ca-cert-publisher) in every namespace, made again when deleted;
-* the ReplicaSet and Deployment controllers (:mod:`fakeapi.host.workloads`);
+* the ReplicaSet and Deployment controllers (:mod:`fakeapi.host.workloads`) and the
+  StatefulSet controller (:mod:`fakeapi.host.statefulsets`);
 * the node: a Node object for the kubelet's node (registered at start, Ready,
   with capacity), as a kubelet registers itself;
 * at start, kube-apiserver's own ``default/kubernetes`` Service, and the Pod
@@ -37,6 +38,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from fakeapi.host.host import Host
+from fakeapi.host.statefulsets import StatefulSetController
 from fakeapi.host.workloads import WorkloadControllers
 from fakeapi.machinery import errors
 from fakeapi.registry.core import admission
@@ -233,6 +235,7 @@ class ServedCluster:
         self.host.add_actor(NodeRegistration(api, node))
         self.host.add_actor(NamespaceBootstrap(api, ca_pem))
         self.host.add_actor(WorkloadControllers(api))
+        self.host.add_actor(StatefulSetController(api))
         self._kick = threading.Event()
         self._stop = threading.Event()
         self._idle = threading.Condition()

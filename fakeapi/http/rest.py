@@ -112,6 +112,23 @@ def method_not_allowed() -> ApiError:
         405, "MethodNotAllowed", "the server does not allow this method on the requested resource"))
 
 
+_PARSE_ERROR = "couldn't get version/kind; json parse error: "
+
+
+def _unrecognized(kind: Kind, message: str, body: bytes) -> ApiError:
+    """The create and update handlers' ``transformDecodeError`` for a body whose kind could not be
+    read: ``the object provided is unrecognized (must be of type <Kind>): <error> (<summarizeData>)``,
+    the summary being the body's first 30 bytes (hex unless it starts with ``{``)."""
+    data = body if isinstance(body, bytes) else str(body).encode()
+    if not data:
+        summary = "<empty>"
+    elif data[:1] == b"{":
+        summary = data[:30].decode("utf-8", "replace") + (" ..." if len(data) > 30 else "")
+    else:
+        summary = data[:30].hex() + (" ..." if len(data) > 30 else "")
+    return errors.bad_request(f"the object provided is unrecognized (must be of type {kind.kind}): {message} ({summary})")
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"invalid character '{name[0]}' looking for beginning of value")
 
@@ -120,14 +137,12 @@ def decode_json(body: bytes, what: str = "couldn't get version/kind; json parse 
     """Parse a request body as JSON (strictly: no NaN/Infinity); 400 on failure.
 
     As Go's decoder does, invalid UTF-8 and unpaired surrogate escapes become U+FFFD; nesting
-    too deep for the Python decoder is a 400 (``bodycheck`` bounds it lower on every write).
+    past Go's bound is its 400 (``invalid character '{' exceeded max depth``: bodycheck.loads).
     """
-    # --- issue 24: Go's replacement of invalid text, and a clean error for deep nesting ---
+    # --- issue 24: Go's replacement of invalid text, and Go's bound on nesting ---
     text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
-    except RecursionError as e:
-        raise errors.bad_request(f"{what}: exceeded max depth of {bodycheck.MAX_DEPTH}") from e
+        value = bodycheck.loads(text, parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as e:
         raise errors.bad_request(f"{what}: {e}") from e
     if "\\u" in text and ("\\ud" in text.lower()):
@@ -152,7 +167,8 @@ def decode_body(req: Request, api_version: str = "", kind: str = "") -> Any:
         return protobuf.decode(req.body, api_version, kind)
     if ctype in ("application/yaml", "application/x-yaml", "text/yaml"):
         try:
-            return boundedyaml.load(req.body, _JSONCompatibleLoader)  # (issue 24: nesting, aliases bounded)
+            # (issue 24: nesting, aliases bounded: go-yaml's bound, kube-apiserver's JSON one)
+            return boundedyaml.load(req.body, _JSONCompatibleLoader, max_depth=bodycheck.MAX_DEPTH)
         except yaml.YAMLError as e:
             raise errors.bad_request(f"error converting YAML to JSON: {e}") from e
     raise errors.unsupported_media_type(BODY_MEDIA_TYPES)
@@ -432,8 +448,15 @@ class RestAPI:
 
     def _object_body(self, req: Request, route: Route) -> dict[str, Any]:
         """Decode a create/update body; default its apiVersion/kind to the URL's (§2.1)."""
-        obj = decode_body(req, route.kind.api_version, route.kind.kind)
         kind = route.kind
+        # --- h6fid: a JSON body the decoder cannot read is the handler's transformDecodeError ---
+        try:
+            obj = decode_body(req, route.kind.api_version, route.kind.kind)
+        except ApiError as e:
+            if e.message.startswith(_PARSE_ERROR) and " exceeded max depth" in e.message:
+                raise _unrecognized(kind, e.message, req.body) from e
+            raise
+        # --- end h6fid ---
         if not isinstance(obj, dict):
             raise errors.bad_request(
                 f"couldn't get version/kind; json parse error: json: cannot unmarshal {_json_type(obj)} "

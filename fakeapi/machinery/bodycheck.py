@@ -11,10 +11,17 @@ the first such value, with its path, in one iterative walk (no recursion, so no
 
 The limits:
 
-* :data:`MAX_DEPTH` levels of nesting. kube-apiserver's JSON decoder stops at
-  10000 (apimachinery ``util/json``: ``exceeded max depth of 10000``); fakeapi's
-  recursive algorithms (patches, schema validation, field ownership) run on the
-  Python stack, so its bound is lower. Real objects nest a few dozen levels.
+* :data:`MAX_DEPTH` levels of nesting, kube-apiserver's: Go's JSON scanner
+  (``encoding/json`` and its fork ``sigs.k8s.io/json``, scanner.go
+  ``maxNestingDepth = 10000``) refuses a value nested deeper with the syntax
+  error ``invalid character '{' exceeded max depth``, which :func:`loads` gives
+  for JSON text. fakeapi's recursive algorithms (patches, schema validation,
+  field ownership, Python's own ``json``) run on the Python stack at about one
+  frame a level: a body nested deeper than :data:`ROOM_FROM` levels first raises
+  the interpreter's recursion limit far enough for :data:`MAX_DEPTH`
+  (:func:`ensure_room`; once, and never lowered again), so such a body is
+  handled as kube-apiserver handles it, never a ``RecursionError``. Real objects
+  nest a few dozen levels and leave the limit alone.
 * :data:`MAX_REQUEST_BYTES`, kube-apiserver's request body limit
   (``MaxRequestBodyBytes``, 3 MiB): 413 ``Request entity too large: limit is 3145728``.
 * :data:`MAX_OBJECT_BYTES`, etcd's request size limit (``--max-request-bytes``,
@@ -27,12 +34,23 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import sys
+import threading
 from typing import Any
 
 from fakeapi.machinery import errors
 
-#: The deepest nesting of objects and arrays a body may have.
-MAX_DEPTH = 100
+#: The deepest nesting of objects and arrays a body may have: Go's ``maxNestingDepth``.
+MAX_DEPTH = 10000
+#: A body nested deeper than this raises the recursion limit (:func:`ensure_room`).
+ROOM_FROM = 200
+#: Python frames a level of nesting may take in fakeapi's recursive walks (measured: about one;
+#: Python's ``json`` and ``==`` one each), with room to spare.
+FRAMES_PER_LEVEL = 4
+#: Frames beyond a walk of :data:`MAX_DEPTH` levels: the caller's stack and the server's own.
+_ROOM_SLACK = 5000
+_room_lock = threading.Lock()
 #: The levels ``metadata.managedFields`` may nest beyond :data:`MAX_DEPTH`: its ``fieldsV1`` mirror the
 #: object's fields three levels down (list, entry, fieldsV1), so an object at the bound keeps them.
 MANAGED_FIELDS_SLACK = 8
@@ -96,6 +114,67 @@ def body_problem(value: Any, *, max_depth: int = MAX_DEPTH) -> BodyProblem | Non
     return _scan(value, max_depth)[0]
 
 
+def ensure_room() -> None:
+    """Let this process recurse through a value :data:`MAX_DEPTH` levels deep: raise the interpreter's
+    recursion limit to the frames in use plus :data:`FRAMES_PER_LEVEL` per level (never lowers it).
+
+    Called for a body nested deeper than :data:`ROOM_FROM` levels (what is stored can be read back
+    later, so the limit stays raised). Python 3.11 and later run Python-to-Python calls without the
+    C stack, and the C recursions a deep value meets (``json``, ``==``) take a few hundred bytes a
+    level, within any thread's stack at this depth.
+    """
+    frame: Any = sys._getframe()
+    in_use = 0
+    while frame is not None:
+        in_use += 1
+        frame = frame.f_back
+    need = in_use + MAX_DEPTH * FRAMES_PER_LEVEL + _ROOM_SLACK
+    with _room_lock:
+        if sys.getrecursionlimit() < need:
+            sys.setrecursionlimit(need)
+
+
+#: A JSON string (to skip when counting brackets).
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def text_depth_problem(text: str | bytes) -> str | None:
+    """Go's scanner error for JSON ``text`` nested deeper than :data:`MAX_DEPTH` (``invalid character
+    '[' exceeded max depth``, the bracket that goes past), or None. One iterative pass."""
+    s = text if isinstance(text, str) else text.decode("utf-8", "replace")
+    depth = 0
+    for m in _BRACKET.finditer(_JSON_STRING.sub("", s)):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return f"invalid character '{c}' exceeded max depth"
+        else:
+            depth -= 1
+    return None
+
+
+def loads(text: str | bytes, **kw: Any) -> Any:
+    """``json.loads`` with kube-apiserver's nesting bound and never a ``RecursionError``.
+
+    Text with more opening brackets than :data:`MAX_DEPTH` is scanned for Go's bound first: past it,
+    a :class:`BodyProblem` (a ``ValueError``) in Go's words. Text nested deeper than Python's
+    recursion limit allows is decoded with room (:func:`ensure_room`). Other errors are ``json.loads``'s.
+    """
+    opening = (text.count("{") + text.count("[")) if isinstance(text, str) else (text.count(b"{") + text.count(b"["))
+    if opening > MAX_DEPTH:
+        problem = text_depth_problem(text)
+        if problem is not None:
+            raise BodyProblem(problem, ())
+    try:
+        return json.loads(text, **kw)
+    except RecursionError:
+        pass
+    ensure_room()
+    return json.loads(text, **kw)
+
+
 def _path(link: Any) -> tuple[str | int, ...]:
     out: list[str | int] = []
     while link is not None:
@@ -112,11 +191,15 @@ def _scan(value: Any, max_depth: int) -> tuple[BodyProblem | None, int]:
     chars = 0
     stack: list[tuple[Any, int, Any]] = [(value, 0, None)]
     pop, push = stack.pop, stack.append
+    room = min(ROOM_FROM, max_depth)  # (past it: the bound, or room to recurse made once)
     while stack:
         v, depth, link = pop()
         if isinstance(v, (dict, list)):
-            if depth >= max_depth:
-                return BodyProblem(f"exceeded max depth of {max_depth}", _path(link)), chars
+            if depth >= room:
+                if depth >= max_depth:
+                    return BodyProblem(f"exceeded max depth of {max_depth}", _path(link)), chars
+                ensure_room()
+                room = max_depth
             chars += 2
             if isinstance(v, dict):
                 for k, item in v.items():
@@ -252,6 +335,18 @@ def check_patched(result: Any, base: Any, patch_chars: int) -> None:
 
 
 _MISSING: Any = object()
+
+
+def check_merge_patched(result: Any, patch_chars: int) -> None:
+    """:func:`check_patched` for the result of a JSON merge patch (RFC 7386): only the size is measured.
+
+    A merge patch puts each of its values at the path it has in the patch (merged into the stored
+    map there, or replacing what was there), so every value of the result is the stored object's
+    own (checked when it was stored) or a part of the patch at the same depth, which
+    :func:`check_body` checked (``patch_chars``: what it said of the patch). Nothing is left to walk.
+    """
+    if patch_chars * 24 * 16 >= MAX_OBJECT_BYTES and encoded_size(result) > MAX_OBJECT_BYTES:
+        raise errors.internal(OBJECT_TOO_LARGE)
 
 
 def _replace_in(s: str) -> str:

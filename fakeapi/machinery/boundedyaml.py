@@ -38,7 +38,10 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, SequenceNode
 
-from fakeapi.machinery.bodycheck import MAX_DEPTH
+#: The nesting bound of fakeapi's own YAML (fixture files): far below go-yaml's 10000, which request
+#: bodies get (``max_depth=fakeapi.machinery.bodycheck.MAX_DEPTH``). A fixture nested this deep is a
+#: mistake, reported at its line; real objects nest a few dozen levels.
+MAX_DEPTH = 100
 
 #: go-yaml's ``alias_ratio_range_low`` and ``alias_ratio_range_high`` (decodes).
 ALIAS_RATIO_RANGE_LOW = 400_000

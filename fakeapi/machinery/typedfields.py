@@ -304,14 +304,16 @@ def to_field_set(obj: Any, t: TypeNode, *, closed: bool = False) -> FieldSet:
 def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]], closed: bool = False) -> FieldSet:
     t = _deduce(t, v)
     if t.leaf:
-        if closed and t.shape == SCALAR and v is not None:
-            problem = scalar_problem(t.scalar, v)
+        if closed and v is not None:
+            problem = scalar_problem(t.scalar, v) if t.shape == SCALAR else shape_problem(t.shape, v)
             if problem:
                 errors.append((_render(path), problem))
         return fp.EMPTY
     out: FieldSet = {}
     if t.shape == MAP:
         if type(v) is not dict:
+            if closed and v is not None:
+                errors.append((_render(path), shape_problem(MAP, v)))
             return fp.EMPTY
         for key, val in v.items():
             ct, declared = t.child(key)
@@ -326,6 +328,9 @@ def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]], clos
             if node is not None:
                 out[pe] = node
         return out
+    if closed and v is not None and type(v) is not list:
+        errors.append((_render(path), shape_problem(LIST, v)))
+        return fp.EMPTY
     it = t.item()
     for pe, item in _keyed_items(t, v, path, errors):  # (each item walked before the next is keyed)
         out[pe] = fp._join(True, _to_set(item, it, _sub(path, pe), errors, closed))
@@ -470,6 +475,15 @@ def scalar_problem(kind: str, v: Any) -> str:
     if type(v) in (str, int, float, bool):
         return ""
     return f"expected any scalar, got &{{{_go_plain(v)}}}"
+
+
+def shape_problem(shape: int, v: Any) -> str:
+    """``mapValue``/``listValue`` (structured-merge-diff typed/helpers.go): why ``v`` is not a map
+    (``shape`` MAP) or a list (LIST), ``""`` when it is; null is either. In Go's words: the value
+    printed with ``%v`` (a pointer to its unstructured wrapper, ``&{[a b]}``)."""
+    if v is None or (shape == MAP and type(v) is dict) or (shape == LIST and type(v) is list):
+        return ""
+    return f"expected {'map' if shape == MAP else 'list'}, got &{{{_go_plain(v)}}}"
 
 
 def _go_type_name(v: Any) -> str:

@@ -84,7 +84,6 @@ def builtin_kinds() -> list[Kind]:
                 builtin=True,
                 loader=partial(_compiled, spec),
                 selectable_fields=spec.fields,
-                allow_unconditional_update=True,
                 initial_generation=spec.initial_generation,
                 return_deleted_object=spec.return_deleted_object,
                 name_rule=spec.name_rule,

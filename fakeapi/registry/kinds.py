@@ -61,8 +61,6 @@ class Kind:
     go_type: Any = _Lazy()
     #: Field paths usable in field selectors, besides metadata.name/namespace.
     selectable_fields: tuple[str, ...] = ()
-    #: PUT without resourceVersion allowed (most built-ins) or 422 (all CRs).
-    allow_unconditional_update: bool = False
     #: generation on create: CRs 1; built-ins per their strategy (0 = not set).
     initial_generation: int = 1
     #: DELETE answers with the deleted object (Pods, ServiceAccounts) instead of a Status.
@@ -131,9 +129,13 @@ class KindRegistry:
         self._found: dict[tuple[str, str | None], Kind | None] = {}
         #: :meth:`by_group_plural` answers by (group, plural) (the garbage collector's lookups): cleared on any change.
         self._by_resource: dict[tuple[str, str], Kind | None] = {}
+        #: Called before any change (the server's request atomicity keeps the kinds then).
+        self.on_change: Callable[[], None] | None = None
 
     def register(self, kind: Kind) -> Kind:
         """Add or replace a kind."""
+        if self.on_change is not None:
+            self.on_change()
         self._by_gvk[(kind.api_version, kind.kind)] = kind
         self._found.clear()
         self._by_resource.clear()
@@ -141,6 +143,8 @@ class KindRegistry:
 
     def unregister(self, api_version: str, kind: str) -> Kind | None:
         """Remove a kind; returns it (or None when it was not served)."""
+        if self.on_change is not None:
+            self.on_change()
         self._found.clear()
         self._by_resource.clear()
         return self._by_gvk.pop((api_version, kind), None)

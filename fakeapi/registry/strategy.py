@@ -110,6 +110,11 @@ class Strategy:
     #: ``AllowCreateOnUpdate``: a PUT of the main resource to a missing object creates it (201)
     #: instead of answering 404 (Leases, Events, Services, the rbac kinds; never custom resources).
     allow_create_on_update = False
+    #: ``AllowUnconditionalUpdate``: a PUT (of the object or its status) without
+    #: ``metadata.resourceVersion`` is applied to the stored version instead of answering 422
+    #: "must be specified for an update". Custom resources: no. Every built-in kind's strategy
+    #: states its own upstream answer (tests/test_unconditional_update.py holds the table).
+    allow_unconditional_update = False
     #: The subresources whose writes the kind's storage handles itself, each with the verb it is
     #: recorded as (a namespace's ``finalize``: update; a pod's ``binding``: create). The server
     #: runs :meth:`write_subresource` for these and serves no other such subresource.

@@ -72,6 +72,8 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         self.faults = FaultSet()
         self.kinds = KindRegistry()
         self.store = Store()
+        # (request atomicity: a request keeps the kinds and tables only when it is about to change them)
+        self.kinds.on_change = self.store.on_change = self._registry_changing
         self.seed = seed
         self._rng: random.Random = txn.JournaledRandom(seed)  # (issue 24: restored when a request fails)
         self._rv = 0

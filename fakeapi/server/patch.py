@@ -8,7 +8,6 @@ object through the create pipeline (:mod:`fakeapi.server.create`).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fakeapi.codec.snapshots import NotGoEncoded
@@ -98,8 +97,8 @@ class PatchVerb(UpdateVerb):
             body = patch
             if isinstance(body, (bytes, str)):
                 try:
-                    body = json.loads(body)
-                except (ValueError, RecursionError) as err:
+                    body = bodycheck.loads(body)  # (Go's nesting bound, never a RecursionError)
+                except ValueError as err:
                     raise errors.bad_request(f"error decoding patch: {err}") from err
             patch_chars = bodycheck.check_body(body)  # (issue 24: the whole patch, before it is applied)
             # the patch functions do not change the document they are given (a merge patch's
@@ -124,7 +123,10 @@ class PatchVerb(UpdateVerb):
                 raise errors.internal(str(err)) from err
             if not isinstance(result, dict):
                 raise errors.bad_request("the patch produced something that is not an object")
-            bodycheck.check_patched(result, current, patch_chars)  # (issue 24: what the patch changed)
+            if ptype == "merge":  # (issue 24: what the patch changed; a merge patch's values keep their paths)
+                bodycheck.check_merge_patched(result, patch_chars)
+            else:
+                bodycheck.check_patched(result, current, patch_chars)
             rmeta = mapping(result.get("metadata"))
             if rmeta.get("name", name) != name:
                 raise errors.bad_request(
@@ -165,7 +167,7 @@ class PatchVerb(UpdateVerb):
             from fakeapi.machinery import boundedyaml  # (issue 24: bounded, read as JSON)
 
             try:
-                config = boundedyaml.load(config)
+                config = boundedyaml.load(config, max_depth=bodycheck.MAX_DEPTH)  # (go-yaml's bound)
             except yaml.YAMLError as err:
                 raise errors.bad_request(f"error decoding YAML: {err}") from err
         if not isinstance(config, dict):

@@ -150,9 +150,9 @@ class Pipeline:
                     out = fn()
                 else:
                     outer = self._tx
-                    sp = self._tx = txn.begin(  # (the kinds too: a CRD's strategy changes them)
+                    sp = self._tx = txn.begin(  # (the kinds and tables: kept on change, see _registry_changing)
                         outer.journal if outer is not None else None, self._rv, self.resource_version, self._rng,
-                        self.kinds, self.store)
+                        outer)
                     try:
                         out = fn()
                         if sp.outermost:
@@ -184,6 +184,12 @@ class Pipeline:
             if out.stored:
                 return self._view(kind, out.obj) if shared else self._read(kind, out.obj)
             return out.obj
+
+    def _registry_changing(self) -> None:
+        """The kinds or the tables are about to change (a CRD's write): the request in progress keeps
+        them as they were, to put back if it fails (:func:`fakeapi.server.txn.save_registry`)."""
+        if self._tx is not None:
+            txn.save_registry(self._tx, self.kinds, self.store)
 
     def _undo(self, sp: txn.Savepoint) -> None:
         """Roll back what the request of save point ``sp`` did (store, counter, watch logs, generator)."""

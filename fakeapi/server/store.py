@@ -11,7 +11,7 @@ come out in byte order of those keys, as etcd returns them.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -298,11 +298,15 @@ class Store:
         self.dependents: dict[str, set[tuple[str, str, str]]] = {}
         #: uid -> (group, plural, key)
         self.by_uid: dict[str, tuple[str, str, str]] = {}
+        #: Called before the set of tables changes (the server's request atomicity keeps it then).
+        self.on_change: Callable[[], None] | None = None
 
     def table(self, group: str, plural: str) -> Table:
         """The table of a resource, created on first use."""
         t = self.tables.get((group, plural))
         if t is None:
+            if self.on_change is not None:
+                self.on_change()
             t = self.tables[(group, plural)] = Table(group, plural)
             if (group, plural) == ("", "services"):
                 t.allocations = AllocationIndex()
@@ -359,6 +363,8 @@ class Store:
         t = self.tables.get((group, plural))
         if t is None:
             return []
+        if self.on_change is not None:
+            self.on_change()
         out = [t.entries[k] for k in list(t.keys)]
         for e in out:
             self.remove(t, e.key)

@@ -15,7 +15,9 @@ runs inside a :class:`Journal`:
   are held until the request succeeds, so nothing outside the server sees a
   write that is then undone;
 * it keeps the kinds registry and the table set (shallow copies: a CRD's
-  write changes them).
+  write changes them), copied only when a request is about to change them
+  (:func:`save_registry`, called by the registry and the store before a change):
+  most requests change neither.
 
 :func:`rollback` undoes everything the request did, newest first. Nested
 requests (a write made while another one runs, on the same thread) are save
@@ -95,29 +97,42 @@ class Savepoint:
     rng_state: Any
     undo_len: int
     notes_len: int
-    #: (registry kinds, store tables) as the request found them, or None (not kept).
+    #: (registry kinds, store tables) as the request found them, or None: neither changed since it began
+    #: (kept by :func:`save_registry` before the first change).
     registry: tuple[dict[Any, Any], dict[Any, Any]] | None = None
+    #: The save point of the request this one is nested in (None: the outermost).
+    parent: Savepoint | None = None
 
 
 def begin(journal: Journal | None, rv: int, resource_version: int, rng: random.Random,
-          kinds: KindRegistry | None = None, store: Store | None = None) -> Savepoint:
-    """Open a save point: a new journal when none is active (``journal`` None), else a nested one.
+          parent: Savepoint | None = None) -> Savepoint:
+    """Open a save point: a new journal when none is active (``journal`` None), else a nested one
+    (``parent``: the save point of the request it is nested in).
 
-    ``kinds`` and ``store``: their kinds and tables are kept (a CRD's write changes them). The
+    The kinds and tables are kept when a change to them is near (:func:`save_registry`). The
     generator's state is kept lazily (:class:`JournaledRandom`) where it can be.
     """
     outermost = journal is None
     j = Journal() if journal is None else journal
-    registry = None
-    if kinds is not None and store is not None:
-        registry = (dict(kinds._by_gvk), dict(store.tables))
     if isinstance(rng, JournaledRandom) and (outermost or rng.saved is None):
         if outermost:
             rng.arm()
         state: Any = LAZY  # (no draw yet in this journal: the state kept at the first one is this one's)
     else:
         state = rng.getstate()
-    return Savepoint(j, outermost, rv, resource_version, state, len(j.undo), len(j.notes), registry)
+    return Savepoint(j, outermost, rv, resource_version, state, len(j.undo), len(j.notes), None, parent)
+
+
+def save_registry(sp: Savepoint | None, kinds: KindRegistry, store: Store) -> None:
+    """The kinds or the tables are about to change: keep them as they are for ``sp`` and the save points
+    it is nested in that have not kept them yet (none of those saw a change since it began, so this
+    state is the one each found)."""
+    saved = None
+    while sp is not None and sp.registry is None:
+        if saved is None:
+            saved = (dict(kinds._by_gvk), dict(store.tables))
+        sp.registry = saved  # (never changed: shared by the save points)
+        sp = sp.parent
 
 
 def record_put(sp: Savepoint, store: Store, table: Table, key: str, prior: Entry | None,

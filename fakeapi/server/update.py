@@ -94,7 +94,7 @@ class UpdateVerb(CreateVerb):
     def _check_rv_precondition(self, kind: Kind, e: Entry, meta: dict[str, Any]) -> None:
         rv = meta.get("resourceVersion")
         if rv in (None, ""):
-            if not kind.allow_unconditional_update:
+            if not kind.strategy.allow_unconditional_update:
                 raise errors.ApiError(errors.status_body(
                     422, "Invalid",
                     f'{kind.qualified_resource} "{e.name}" is invalid: metadata.resourceVersion: Invalid value: 0: '

@@ -45,6 +45,9 @@ class CustomResourceDefinitionStrategy(BuiltinStrategy):
                        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
                        namespaced=False, status=True, initial_generation=1, short_names=("crd", "crds"),
                        categories=("api-extensions",))
+    #: AllowUnconditionalUpdate in upstream apiextensions-apiserver
+    #: pkg/registry/customresourcedefinition/strategy.go: false (status too)
+    allow_unconditional_update = False
 
     def prepare_for_create(self, obj: Obj) -> None:
         """The status is the controllers' (set when stored)."""

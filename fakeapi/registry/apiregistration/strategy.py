@@ -11,6 +11,8 @@ class APIServiceStrategy(BuiltinStrategy):
     spec = BuiltinSpec("apiregistration.k8s.io", "v1", "APIService", "apiservices",
                        "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService", namespaced=False, status=True,
                        categories=("api-extensions",))
+    #: AllowUnconditionalUpdate in upstream kube-aggregator pkg/registry/apiservice/strategy.go: false (status too)
+    allow_unconditional_update = False
 
 
 #: The group's kinds, in the order they are registered.

@@ -36,6 +36,8 @@ class DeploymentStrategy(_WorkloadStrategy):
 
     spec = BuiltinSpec("apps", "v1", "Deployment", "deployments", "io.k8s.api.apps.v1.Deployment", status=True,
                        initial_generation=1, short_names=("deploy",), categories=("all",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/apps/deployment/strategy.go: true
+    allow_unconditional_update = True
     annotations_bump_generation = True
 
     def status_causes(self, status: Any) -> list[Cause]:
@@ -61,6 +63,8 @@ class ReplicaSetStrategy(_WorkloadStrategy):
     spec = BuiltinSpec("apps", "v1", "ReplicaSet", "replicasets", "io.k8s.api.apps.v1.ReplicaSet", status=True,
                        initial_generation=1, fields=("status.replicas",), short_names=("rs",),
                        categories=("all",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/apps/replicaset/strategy.go: true
+    allow_unconditional_update = True
 
     def status_causes(self, status: Any) -> list[Cause]:
         """``Validate...Status``: the counts."""
@@ -84,6 +88,8 @@ class StatefulSetStrategy(_WorkloadStrategy):
 
     spec = BuiltinSpec("apps", "v1", "StatefulSet", "statefulsets", "io.k8s.api.apps.v1.StatefulSet", status=True,
                        initial_generation=1, short_names=("sts",), categories=("all",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/apps/statefulset/strategy.go: true
+    allow_unconditional_update = True
 
     def status_causes(self, status: Any) -> list[Cause]:
         """``Validate...Status``: the counts."""
@@ -107,6 +113,8 @@ class DaemonSetStrategy(_WorkloadStrategy):
 
     spec = BuiltinSpec("apps", "v1", "DaemonSet", "daemonsets", "io.k8s.api.apps.v1.DaemonSet", status=True,
                        initial_generation=1, short_names=("ds",), categories=("all",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/apps/daemonset/strategy.go: true
+    allow_unconditional_update = True
 
     def status_causes(self, status: Any) -> list[Cause]:
         """``Validate...Status``: the counts."""

@@ -30,6 +30,8 @@ class JobStrategy(BuiltinStrategy):
 
     spec = BuiltinSpec("batch", "v1", "Job", "jobs", "io.k8s.api.batch.v1.Job", status=True, initial_generation=1,
                        categories=("all",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/batch/job/strategy.go: true
+    allow_unconditional_update = True
     orphans_by_default = True
 
     def default(self, obj: Obj, base: Obj | None) -> None:
@@ -58,6 +60,8 @@ class CronJobStrategy(BuiltinStrategy):
 
     spec = BuiltinSpec("batch", "v1", "CronJob", "cronjobs", "io.k8s.api.batch.v1.CronJob", status=True,
                        initial_generation=1, short_names=("cj",), categories=("all",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/batch/cronjob/strategy.go: true
+    allow_unconditional_update = True
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_CronJob``."""

@@ -11,6 +11,8 @@ class CertificateSigningRequestStrategy(BuiltinStrategy):
     spec = BuiltinSpec("certificates.k8s.io", "v1", "CertificateSigningRequest", "certificatesigningrequests",
                        "io.k8s.api.certificates.v1.CertificateSigningRequest", namespaced=False, status=True,
                        fields=("spec.signerName",), short_names=("csr",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/certificates/certificates/strategy.go: true
+    allow_unconditional_update = True
 
 
 #: The group's kinds, in the order they are registered.

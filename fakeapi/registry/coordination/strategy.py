@@ -18,6 +18,8 @@ class LeaseStrategy(BuiltinStrategy):
     """Leases: ``ValidateLease``."""
 
     spec = BuiltinSpec("coordination.k8s.io", "v1", "Lease", "leases", "io.k8s.api.coordination.v1.Lease")
+    #: AllowUnconditionalUpdate in upstream pkg/registry/coordination/lease/strategy.go: false
+    allow_unconditional_update = False
     #: ``AllowCreateOnUpdate`` is true for Leases (a PUT may create one).
     allow_create_on_update = True
 

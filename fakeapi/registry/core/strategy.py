@@ -36,6 +36,8 @@ class NamespaceStrategy(BuiltinStrategy):
 
     spec = BuiltinSpec("", "v1", "Namespace", "namespaces", "io.k8s.api.core.v1.Namespace", namespaced=False,
                        status=True, name_rule="label", fields=("status.phase",), short_names=("ns",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/core/namespace/strategy.go: true
+    allow_unconditional_update = True
 
     subresource_verbs = MappingProxyType({"finalize": "update"})
 
@@ -88,6 +90,8 @@ class PodStrategy(BuiltinStrategy):
                        fields=("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
                                "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"),
                        short_names=("po",), categories=("all",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/core/pod/strategy.go: true
+    allow_unconditional_update = True
     reset_status_on_create = False
 
     subresource_verbs = MappingProxyType({"binding": "create"})
@@ -146,6 +150,8 @@ class SecretStrategy(BuiltinStrategy):
     """Secrets: keys, type rules, immutable data."""
 
     spec = BuiltinSpec("", "v1", "Secret", "secrets", "io.k8s.api.core.v1.Secret", fields=("type",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/core/secret/strategy.go: true
+    allow_unconditional_update = True
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_Secret`` (and ``stringData`` merged into ``data``)."""
@@ -164,6 +170,8 @@ class ConfigMapStrategy(BuiltinStrategy):
     """ConfigMaps: keys, immutable data."""
 
     spec = BuiltinSpec("", "v1", "ConfigMap", "configmaps", "io.k8s.api.core.v1.ConfigMap", short_names=("cm",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/core/configmap/strategy.go: true
+    allow_unconditional_update = True
 
     def validate(self, obj: Obj) -> list[Cause]:
         """``ValidateConfigMap``."""
@@ -180,6 +188,8 @@ class PersistentVolumeClaimStrategy(BuiltinStrategy):
     spec = BuiltinSpec("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims",
                        "io.k8s.api.core.v1.PersistentVolumeClaim", status=True, return_deleted_object=True,
                        short_names=("pvc",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/core/persistentvolumeclaim/strategy.go: true
+    allow_unconditional_update = True
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_PersistentVolumeClaim``."""
@@ -207,6 +217,8 @@ class ServiceStrategy(BuiltinStrategy):
 
     spec = BuiltinSpec("", "v1", "Service", "services", "io.k8s.api.core.v1.Service", status=True,
                        name_rule="dns1035", return_deleted_object=True, short_names=("svc",), categories=("all",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/core/service/strategy.go: true
+    allow_unconditional_update = True
     #: ``svcStrategy.AllowCreateOnUpdate`` is true.
     allow_create_on_update = True
 
@@ -269,6 +281,8 @@ class ServiceAccountStrategy(BuiltinStrategy):
 
     spec = BuiltinSpec("", "v1", "ServiceAccount", "serviceaccounts", "io.k8s.api.core.v1.ServiceAccount",
                        return_deleted_object=True, short_names=("sa",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/core/serviceaccount/strategy.go: true
+    allow_unconditional_update = True
 
 
 class EventStrategy(BuiltinStrategy):
@@ -279,6 +293,8 @@ class EventStrategy(BuiltinStrategy):
                                "involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
                                "involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"),
                        short_names=("ev",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/core/event/strategy.go: true
+    allow_unconditional_update = True
     #: ``eventStrategy.AllowCreateOnUpdate`` is true.
     allow_create_on_update = True
 
@@ -289,6 +305,8 @@ class ReplicationControllerStrategy(BuiltinStrategy):
     spec = BuiltinSpec("", "v1", "ReplicationController", "replicationcontrollers",
                        "io.k8s.api.core.v1.ReplicationController", status=True, initial_generation=1,
                        fields=("status.replicas",), short_names=("rc",), categories=("all",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/core/replicationcontroller/strategy.go: true
+    allow_unconditional_update = True
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_ReplicationController``."""
@@ -300,6 +318,8 @@ class NodeStrategy(BuiltinStrategy):
 
     spec = BuiltinSpec("", "v1", "Node", "nodes", "io.k8s.api.core.v1.Node", namespaced=False, status=True,
                        fields=("spec.unschedulable",), short_names=("no",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/core/node/strategy.go: true
+    allow_unconditional_update = True
     reset_status_on_create = False
 
     def default(self, obj: Obj, base: Obj | None) -> None:

@@ -20,6 +20,8 @@ class IngressStrategy(BuiltinStrategy):
 
     spec = BuiltinSpec("networking.k8s.io", "v1", "Ingress", "ingresses", "io.k8s.api.networking.v1.Ingress",
                        status=True, initial_generation=1, short_names=("ing",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/networking/ingress/strategy.go: true
+    allow_unconditional_update = True
 
     def validate(self, obj: Obj) -> list[Cause]:
         """``ValidateIngressCreate``: hosts, paths, backends."""
@@ -32,6 +34,8 @@ class NetworkPolicyStrategy(BuiltinStrategy):
 
     spec = BuiltinSpec("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies",
                        "io.k8s.api.networking.v1.NetworkPolicy", initial_generation=1, short_names=("netpol",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/networking/networkpolicy/strategy.go: true
+    allow_unconditional_update = True
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_NetworkPolicy``: policy types, the ports' protocol."""

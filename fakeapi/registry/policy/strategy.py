@@ -20,6 +20,8 @@ class PodDisruptionBudgetStrategy(BuiltinStrategy):
     spec = BuiltinSpec("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets",
                        "io.k8s.api.policy.v1.PodDisruptionBudget", status=True, initial_generation=1,
                        short_names=("pdb",))
+    #: AllowUnconditionalUpdate in upstream pkg/registry/policy/poddisruptionbudget/strategy.go: false
+    allow_unconditional_update = False
 
     def validate(self, obj: Obj) -> list[Cause]:
         """``ValidatePodDisruptionBudget``."""

@@ -20,6 +20,8 @@ class RoleStrategy(BuiltinStrategy):
     """Roles: ``ValidateRole`` (namespaced rules: no non-resource URLs)."""
 
     spec = BuiltinSpec(RBAC_GROUP, "v1", "Role", "roles", "io.k8s.api.rbac.v1.Role")
+    #: AllowUnconditionalUpdate in upstream pkg/registry/rbac/role/strategy.go: true
+    allow_unconditional_update = True
     #: ``AllowCreateOnUpdate`` is true for Roles and ClusterRoles.
     allow_create_on_update = True
 
@@ -33,12 +35,16 @@ class ClusterRoleStrategy(RoleStrategy):
 
     spec = BuiltinSpec(RBAC_GROUP, "v1", "ClusterRole", "clusterroles", "io.k8s.api.rbac.v1.ClusterRole",
                        namespaced=False)
+    #: AllowUnconditionalUpdate in upstream pkg/registry/rbac/clusterrole/strategy.go: true
+    allow_unconditional_update = True
 
 
 class RoleBindingStrategy(BuiltinStrategy):
     """RoleBindings: the roleRef's and subjects' API groups defaulted, the roleRef immutable."""
 
     spec = BuiltinSpec(RBAC_GROUP, "v1", "RoleBinding", "rolebindings", "io.k8s.api.rbac.v1.RoleBinding")
+    #: AllowUnconditionalUpdate in upstream pkg/registry/rbac/rolebinding/strategy.go: true
+    allow_unconditional_update = True
     #: ``AllowCreateOnUpdate`` is true for RoleBindings and ClusterRoleBindings.
     allow_create_on_update = True
     #: A ClusterRoleBinding: only ClusterRoles, and service accounts name their namespace.
@@ -62,6 +68,8 @@ class ClusterRoleBindingStrategy(RoleBindingStrategy):
 
     spec = BuiltinSpec(RBAC_GROUP, "v1", "ClusterRoleBinding", "clusterrolebindings",
                        "io.k8s.api.rbac.v1.ClusterRoleBinding", namespaced=False)
+    #: AllowUnconditionalUpdate in upstream pkg/registry/rbac/clusterrolebinding/strategy.go: true
+    allow_unconditional_update = True
     cluster = True
 
 
