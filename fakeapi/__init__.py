@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 import fakeapi.controllers  # noqa: F401  (registers the garbage collector)
 from fakeapi.buildinfo import warn_if_stale
 from fakeapi.codec.gomodel import GoType, go_roundtrip, go_type_from_structural
-from fakeapi.codec.semantic import semantic_equal
 from fakeapi.machinery.errors import (
     ApiError,
     Cause,
@@ -70,16 +69,22 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from fakeapi.codec.semantic import semantic_equal
     from fakeapi.host.client import Client
 
 
 def __getattr__(name: str) -> Any:
-    """``fakeapi.Client``, imported on first use: a program that only serves (or only runs an
-    ``APIServer``) never loads the controller host (cold start, issue 22)."""
+    """``fakeapi.Client`` and ``fakeapi.semantic_equal``, imported on first use: a program that only
+    serves (or only runs an ``APIServer``) never loads the controller host, nor Go's semantic
+    equality (cold start, issue 22)."""
     if name == "Client":
         from fakeapi.host.client import Client
 
         return Client
+    if name == "semantic_equal":
+        from fakeapi.codec.semantic import semantic_equal
+
+        return semantic_equal
     raise AttributeError(f"module 'fakeapi' has no attribute {name!r}")
 
 

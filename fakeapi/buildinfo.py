@@ -8,6 +8,7 @@ edited since it was built runs the old code until it is built again).
 
 from __future__ import annotations
 
+import os
 import warnings
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
@@ -19,17 +20,20 @@ def _extensions(directory: Path) -> dict[str, Path]:
     """Dotted module name (below the package) -> extension file, for every module of the package,
     in subpackages too, built as an extension."""
     out: dict[str, Path] = {}
-    try:
-        entries = sorted(directory.rglob("*"))
-    except OSError:  # (a zipped install: nothing compiled)
-        return out
-    for p in entries:
-        for suffix in EXTENSION_SUFFIXES:
-            if p.name.endswith(suffix):
-                stem = p.name[: -len(suffix)]
-                if not stem.endswith("__mypyc"):  # (mypyc's runtime library beside each module)
-                    out[".".join((*p.parent.relative_to(directory).parts, stem))] = p
-                break
+    suffixes = tuple(EXTENSION_SUFFIXES)
+    # (os.walk over plain strings: this runs at every ``import fakeapi``, and Path objects for each
+    # of the package's files cost a millisecond of the cold start; issue 22. A zipped install has
+    # no directory to walk: nothing compiled.)
+    for dirpath, dirnames, filenames in os.walk(directory):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        parts = Path(dirpath).relative_to(directory).parts
+        for name in sorted(filenames):
+            if not name.endswith(suffixes):
+                continue
+            suffix = next(s for s in EXTENSION_SUFFIXES if name.endswith(s))
+            stem = name[: -len(suffix)]
+            if not stem.endswith("__mypyc"):  # (mypyc's runtime library beside each module)
+                out[".".join((*parts, stem))] = Path(dirpath, name)
     return out
 
 

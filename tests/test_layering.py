@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Mapping
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,7 +60,7 @@ def imports_of(source: str, name: str, is_package: bool, known: Iterable[str]) -
     known = set(known)
     package = name if is_package else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in import_statements(source):
         targets: list[str] = []
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
@@ -79,6 +80,13 @@ def imports_of(source: str, name: str, is_package: bool, known: Iterable[str]) -
     parts = name.split(".")
     found.difference_update(".".join(parts[:i]) for i in range(2, len(parts) + 1))
     return found
+
+
+@cache
+def import_statements(source: str) -> tuple[ast.Import | ast.ImportFrom, ...]:
+    """Every ``import`` and ``from ... import`` of a module's source, anywhere in it (parsed once per
+    source: several checks read every module of the package)."""
+    return tuple(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Import | ast.ImportFrom))
 
 
 def import_graph(package: Path = PACKAGE, root: Path = ROOT) -> dict[str, set[str]]:
@@ -172,7 +180,7 @@ def test_no_relative_imports_in_fakeapi() -> None:
     """Absolute imports only: the graph above, and /work-style rewrites of moved modules, rely on them."""
     bad = []
     for name, path in modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in import_statements(path.read_text(encoding="utf-8")):
             if isinstance(node, ast.ImportFrom) and node.level:
                 bad.append(f"{name}:{node.lineno}")
     assert bad == []
@@ -181,7 +189,7 @@ def test_no_relative_imports_in_fakeapi() -> None:
 def test_fakeapi_never_imports_reconcilers() -> None:
     bad = []
     for name, path in modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in import_statements(path.read_text(encoding="utf-8")):
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
             bad += [f"{name} imports {n}" for n in names if n.split(".")[0] == "reconcilers"]

@@ -64,16 +64,17 @@ class SnapshotGuard:
         hist = self._history.get((table, key))
         if hist is None:
             hist = self._history[(table, key)] = deque()
+        fp = fingerprint(obj)  # (taken once: the Go form's check below compares with it too)
         if go_type is not None:
             from fakeapi.codec.godecode import go_decode  # (only built-in kinds' objects, only when checking)
 
             decoded = go_decode(obj, go_type)
-            if fingerprint(obj) != fingerprint(decoded):
+            if fp != fingerprint(decoded):
                 raise NotGoEncoded(f"stored {table} {key} is not as Go encodes it:\n  stored:  {json.dumps(obj)}\n"
                                    f"  decoded: {json.dumps(decoded)}")
         if len(hist) >= HISTORY:
             _check(table, key, hist.popleft())
-        hist.append((obj, fingerprint(obj)))
+        hist.append((obj, fp))
 
     def check_all(self) -> None:
         """Check every remembered snapshot."""

@@ -20,7 +20,7 @@ import random
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fakeapi.codec.godecode import DecodeCache
 from fakeapi.codec.snapshots import SnapshotGuard
@@ -28,8 +28,8 @@ from fakeapi.codec.snapshots import enabled as _snapshot_check_enabled
 from fakeapi.machinery import errors, fieldmanager
 from fakeapi.machinery.errors import ApiError
 from fakeapi.machinery.jsonutil import fast_copy
+from fakeapi.machinery.lazymodule import lazy_module
 from fakeapi.machinery.typedfields import Memo
-from fakeapi.registry.apiextensions.crd import storage_version
 from fakeapi.registry.apiextensions.crdsnapshot import CRDSnapshot, CRDTemplate
 from fakeapi.registry.apiextensions.strategy import CustomResourceDefinitionStrategy
 from fakeapi.registry.builtin import builtin_kinds
@@ -45,6 +45,11 @@ from fakeapi.server.store import Entry, Store
 from fakeapi.server.subresources import Subresources
 from fakeapi.server.trace import Trace
 from fakeapi.server.watch import EventLog
+
+if TYPE_CHECKING:
+    from fakeapi.registry.apiextensions import crd as crds
+else:  # (imported on first use: a server that never writes a CRD never compiles it; issue 22)
+    crds = lazy_module(__name__, "fakeapi.registry.apiextensions.crd", "crds")
 
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
@@ -156,7 +161,7 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
                 self._run("create", kind, "", name, "", actor,
                           lambda: self._create(kind, manifest, None, "Warn", False, False, respond=False))
             spec = manifest["spec"]
-            return self.kinds.require(spec["names"]["kind"], f"{spec['group']}/{storage_version(spec)}")
+            return self.kinds.require(spec["names"]["kind"], f"{spec['group']}/{crds.storage_version(spec)}")
 
     def install_crd(self, snapshot: CRDSnapshot, *, actor: str = "user") -> Kind:
         """:meth:`register_crd` for a manifest many servers of the process register (a bundle's CRDs).
@@ -176,7 +181,7 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
             template = tmpl
             self._run("create", kind, "", snapshot.name, "", actor, lambda: self._create_from_template(kind, template))
             spec = template.obj["spec"]
-            return self.kinds.require(spec["names"]["kind"], f"{spec['group']}/{storage_version(spec)}")
+            return self.kinds.require(spec["names"]["kind"], f"{spec['group']}/{crds.storage_version(spec)}")
 
     def _crd_template(self, kind: Kind, snapshot: CRDSnapshot) -> CRDTemplate | None:
         """Register the snapshot's manifest on a fresh scratch server (this one's managedFields setting)
@@ -191,7 +196,11 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         if entry is None:
             return None
         SnapshotGuard().stored(kind.plural, entry.key, entry.obj, kind.go_type)  # (installs skip the check)
-        return snapshot.keep(self.managed_fields, CRDTemplate(entry.obj, tuple(scratch.last_warnings)))
+        managed = fieldmanager.decode(entry.obj["metadata"].get("managedFields")) or {}
+        only = next(iter(managed.values())) if len(managed) == 1 else None
+        if only is not None and only.key != ("user", fieldmanager.UPDATE, kind.api_version, ""):
+            only = None  # (not the create's own entry: each install records its own, as register_crd does)
+        return snapshot.keep(self.managed_fields, CRDTemplate(entry.obj, tuple(scratch.last_warnings), only))
 
     def _create_from_template(self, kind: Kind, tmpl: CRDTemplate) -> Outcome:
         """The create :meth:`_create` makes of a CRD manifest, from what it stored once before."""
@@ -202,7 +211,13 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         meta["uid"] = self._new_uid()
         obj = {**src, "metadata": meta}
         self._warn(list(tmpl.warnings))
-        self._record_managed(kind, obj, None, None, "user", "")
+        if isinstance(tmpl.managed, fieldmanager.ManagerEntry):
+            # (the create owns the same fields of the same object as the template's: its entry at this
+            # server's time, without walking the CRD's schemas again; issue 22)
+            entry = tmpl.managed.with_fields(tmpl.managed.fields, time=self.clock.timestamp())
+            self._set_managed(meta, {entry.key: entry}, None)
+        else:
+            self._record_managed(kind, obj, None, None, "user", "")
         w = Write(kind, self._table(kind), obj, go_checked=True)
         kind.strategy.before_commit_create(self, obj)
         rv = self._commit(w)

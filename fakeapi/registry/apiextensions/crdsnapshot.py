@@ -9,7 +9,8 @@ once a server has installed it, the object a create stored (a *template*, per
 managedFields setting) and the warnings the create gave. Installing it in another
 server (:meth:`fakeapi.server.APIServer.install_crd`) stores a copy of the template's
 top level around the template's own spec, with what each server gives a new object
-of its own: uid, creationTimestamp, managedFields, status, resourceVersion. The request
+of its own: uid, creationTimestamp, managedFields (the template's entry at the server's own
+time), status, resourceVersion. The request
 is made as a create is (trace, faults, events, listeners, the kinds it serves), and what
 it stores is what :meth:`~fakeapi.server.APIServer.register_crd` would store, byte for
 byte (tests/test_crd_snapshot.py compares the two).
@@ -33,6 +34,9 @@ class CRDTemplate:
     #: The stored object (its spec is shared by every object installed from it).
     obj: dict[str, Any]
     warnings: tuple[str, ...]
+    #: The create's one managedFields entry, decoded (``fakeapi.machinery.fieldmanager.ManagerEntry``), or
+    #: None (managedFields off): an install owns the same fields of the same object, at its own server's time.
+    managed: Any = None
 
 
 class CRDSnapshot:

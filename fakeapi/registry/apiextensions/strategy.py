@@ -8,12 +8,17 @@ its objects go with it.
 
 from __future__ import annotations
 
-from typing import Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from fakeapi.machinery.errors import Cause
-from fakeapi.registry.apiextensions.crd import kinds_from_crd, storage_version, validate_crd
+from fakeapi.machinery.lazymodule import lazy_module
 from fakeapi.registry.kinds import Kind, KindRegistry
 from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj, StrategyContext
+
+if TYPE_CHECKING:
+    from fakeapi.registry.apiextensions import crd as crds
+else:  # (imported on first use: a server that never writes a CRD never compiles it; issue 22)
+    crds = lazy_module(__name__, "fakeapi.registry.apiextensions.crd", "crds")
 
 GROUP = "apiextensions.k8s.io"
 
@@ -50,7 +55,7 @@ class CustomResourceDefinitionStrategy(BuiltinStrategy):
 
     def admit(self, causes: list[Cause], obj: Obj, old: Obj | None, subresource: str, body_shared: bool) -> list[Cause]:
         """``validate_crd`` on every write (the ported Go validation of the other built-ins does not apply)."""
-        return causes + validate_crd(obj, old)
+        return causes + crds.validate_crd(obj, old)
 
     def before_commit_create(self, ctx: StrategyContext, obj: Obj) -> None:
         """Record the status and serve the kinds."""
@@ -77,7 +82,7 @@ def _serve(ctx: ServingContext, crd: Obj, old: Obj | None, *, dry_run: bool = Fa
         spec = old.get("spec") or {}
         for v in spec.get("versions") or []:
             ctx.kinds.unregister(f"{spec.get('group')}/{v.get('name')}", (spec.get("names") or {}).get("kind", ""))
-    kinds = kinds_from_crd(crd)
+    kinds = crds.kinds_from_crd(crd)
     for kd in kinds:
         ctx.kinds.register(kd)
     if old is not None and kinds:
@@ -89,8 +94,8 @@ def _set_status(ctx: StrategyContext, crd: Obj, old: Obj | None) -> None:
     spec = crd["spec"]
     old_status = (old or {}).get("status") or {}
     stored = list(old_status.get("storedVersions") or [])
-    if storage_version(spec) not in stored:
-        stored.append(storage_version(spec))
+    if crds.storage_version(spec) not in stored:
+        stored.append(crds.storage_version(spec))
     now = ctx.timestamp()
     crd["status"] = {
         "acceptedNames": dict(spec["names"]),
@@ -108,7 +113,7 @@ def _withdraw(ctx: ServingContext, crd: Obj) -> None:
     """A CRD is gone: stop serving its kinds and drop their objects (each with a DELETED event)."""
     spec = crd.get("spec") or {}
     group, plural = spec.get("group", ""), (spec.get("names") or {}).get("plural", "")
-    kind = ctx.kinds.find((spec.get("names") or {}).get("kind", ""), f"{group}/{storage_version(spec)}")
+    kind = ctx.kinds.find((spec.get("names") or {}).get("kind", ""), f"{group}/{crds.storage_version(spec)}")
     ctx.purge(kind, group, plural)
     for v in spec.get("versions") or []:
         ctx.kinds.unregister(f"{group}/{v.get('name')}", (spec.get("names") or {}).get("kind", ""))

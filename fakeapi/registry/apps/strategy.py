@@ -4,12 +4,19 @@ selectors that match their templates and never change."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fakeapi.machinery.errors import Cause
-from fakeapi.registry.apps import defaults, validation
-from fakeapi.registry.core.validation import pod_spec_causes
+from fakeapi.machinery.lazymodule import lazy_module
 from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj
+
+if TYPE_CHECKING:
+    from fakeapi.registry.apps import defaults, validation
+    from fakeapi.registry.core import validation as core_validation
+else:  # (imported on first use: a server that never writes these kinds never compiles them; issue 22)
+    defaults = lazy_module(__name__, "fakeapi.registry.apps.defaults")
+    validation = lazy_module(__name__, "fakeapi.registry.apps.validation")
+    core_validation = lazy_module(__name__, "fakeapi.registry.core.validation", "core_validation")
 
 
 class _WorkloadStrategy(BuiltinStrategy):
@@ -43,7 +50,7 @@ class DeploymentStrategy(_WorkloadStrategy):
 
     def validate(self, obj: Obj) -> list[Cause]:
         """``ValidateDeployment``."""
-        return validation.deployment_causes(obj, pod_spec_causes)
+        return validation.deployment_causes(obj, core_validation.pod_spec_causes)
 
     def validate_update(self, obj: Obj, old: Obj) -> list[Cause]:
         """The selector is immutable (apps/v1)."""
@@ -69,11 +76,11 @@ class ReplicaSetStrategy(_WorkloadStrategy):
 
     def validate(self, obj: Obj) -> list[Cause]:
         """``ValidateReplicaSet``."""
-        return validation.replica_set_causes(obj, pod_spec_causes)
+        return validation.replica_set_causes(obj, core_validation.pod_spec_causes)
 
     def validate_update(self, obj: Obj, old: Obj) -> list[Cause]:
         """``ValidateReplicaSetUpdate`` (the spec's causes a second time, the selector immutable)."""
-        return validation.replica_set_update_causes(obj, old, pod_spec_causes)
+        return validation.replica_set_update_causes(obj, old, core_validation.pod_spec_causes)
 
 
 class StatefulSetStrategy(_WorkloadStrategy):
@@ -119,7 +126,7 @@ class DaemonSetStrategy(_WorkloadStrategy):
 
     def validate(self, obj: Obj) -> list[Cause]:
         """``ValidateDaemonSet``."""
-        return validation.daemon_set_causes(obj, pod_spec_causes)
+        return validation.daemon_set_causes(obj, core_validation.pod_spec_causes)
 
     def validate_update(self, obj: Obj, old: Obj) -> list[Cause]:
         """The selector is immutable (apps/v1)."""

@@ -6,10 +6,19 @@ propagation policy orphans its pods (``DefaultGarbageCollectionPolicy``), with a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fakeapi.machinery.errors import Cause
-from fakeapi.registry.batch import defaults, validation
-from fakeapi.registry.core.validation import pod_spec_causes
+from fakeapi.machinery.lazymodule import lazy_module
 from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj, StrategyContext
+
+if TYPE_CHECKING:
+    from fakeapi.registry.batch import defaults, validation
+    from fakeapi.registry.core import validation as core_validation
+else:  # (imported on first use: a server that never writes these kinds never compiles them; issue 22)
+    defaults = lazy_module(__name__, "fakeapi.registry.batch.defaults")
+    validation = lazy_module(__name__, "fakeapi.registry.batch.validation")
+    core_validation = lazy_module(__name__, "fakeapi.registry.core.validation", "core_validation")
 
 #: The warning a Job delete without a propagation policy gets (pkg/registry/batch/job/storage).
 JOB_DELETE_WARNING = ("child pods are preserved by default when jobs are deleted; set propagationPolicy=Background "
@@ -35,7 +44,7 @@ class JobStrategy(BuiltinStrategy):
 
     def validate(self, obj: Obj) -> list[Cause]:
         """``ValidateJob``."""
-        return validation.job_causes(obj, pod_spec_causes)
+        return validation.job_causes(obj, core_validation.pod_spec_causes)
 
     def validate_update(self, obj: Obj, old: Obj) -> list[Cause]:
         """``ValidateJobUpdate``: selector, template and completion mode do not change."""
@@ -60,7 +69,7 @@ class CronJobStrategy(BuiltinStrategy):
 
     def validate(self, obj: Obj) -> list[Cause]:
         """``ValidateCronJobCreate``."""
-        return validation.cron_job_causes(obj, pod_spec_causes)
+        return validation.cron_job_causes(obj, core_validation.pod_spec_causes)
 
 
 #: The group's kinds, in the order they are registered.

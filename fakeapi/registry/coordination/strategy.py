@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fakeapi.machinery.errors import Cause
-from fakeapi.registry.coordination.validation import lease_causes
+from fakeapi.machinery.lazymodule import lazy_module
 from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj
+
+if TYPE_CHECKING:
+    from fakeapi.registry.coordination import validation
+else:  # (imported on first use: a server that never writes these kinds never compiles them; issue 22)
+    validation = lazy_module(__name__, "fakeapi.registry.coordination.validation")
 
 
 class LeaseStrategy(BuiltinStrategy):
@@ -18,7 +25,7 @@ class LeaseStrategy(BuiltinStrategy):
 
     def validate(self, obj: Obj) -> list[Cause]:
         """``ValidateLeaseSpec``."""
-        return lease_causes(obj.get("spec"))
+        return validation.lease_causes(obj.get("spec"))
 
 
 #: The group's kinds, in the order they are registered.

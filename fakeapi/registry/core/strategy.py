@@ -9,17 +9,23 @@ Events.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fakeapi.codec.gomodel import builtin_go_type
 from fakeapi.machinery import errors
 from fakeapi.machinery.errors import Cause
 from fakeapi.machinery.jsonutil import fast_copy, json_copy
-from fakeapi.registry.core import defaults, validation
+from fakeapi.machinery.lazymodule import lazy_module
 from fakeapi.registry.core.claims import PVC_PROTECTION
-from fakeapi.registry.core.claimvalidation import claim_causes, claim_update_causes
-from fakeapi.registry.core.servicevalidation import service_causes, service_update_causes
 from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj, StrategyContext, SubresourceWrite
+
+if TYPE_CHECKING:
+    from fakeapi.registry.core import claimvalidation, defaults, servicevalidation, validation
+else:  # (imported on first use: a server that never writes these kinds never compiles them; issue 22)
+    defaults = lazy_module(__name__, "fakeapi.registry.core.defaults")
+    validation = lazy_module(__name__, "fakeapi.registry.core.validation")
+    claimvalidation = lazy_module(__name__, "fakeapi.registry.core.claimvalidation")
+    servicevalidation = lazy_module(__name__, "fakeapi.registry.core.servicevalidation")
 
 #: Namespaces the NamespaceLifecycle admission plugin refuses to delete.
 IMMORTAL_NAMESPACES = ("default", "kube-system", "kube-public")
@@ -199,11 +205,11 @@ class PersistentVolumeClaimStrategy(BuiltinStrategy):
 
     def validate(self, obj: Obj) -> list[Cause]:
         """``ValidatePersistentVolumeClaim``."""
-        return claim_causes(obj)
+        return claimvalidation.claim_causes(obj)
 
     def validate_update(self, obj: Obj, old: Obj) -> list[Cause]:
         """``ValidatePersistentVolumeClaimUpdate``."""
-        return claim_update_causes(obj, old)
+        return claimvalidation.claim_update_causes(obj, old)
 
 
 class ServiceStrategy(BuiltinStrategy):
@@ -232,11 +238,11 @@ class ServiceStrategy(BuiltinStrategy):
 
     def validate(self, obj: Obj) -> list[Cause]:
         """``ValidateService``."""
-        return service_causes(obj)
+        return servicevalidation.service_causes(obj)
 
     def validate_update(self, obj: Obj, old: Obj) -> list[Cause]:
         """``ValidateServiceUpdate``."""
-        return service_update_causes(obj, old)
+        return servicevalidation.service_update_causes(obj, old)
 
 
 def _allocate(ctx: StrategyContext, svc: Obj, old: Obj | None) -> None:

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fakeapi.machinery.errors import Cause
-from fakeapi.registry.policy import validation
+from fakeapi.machinery.lazymodule import lazy_module
 from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj
+
+if TYPE_CHECKING:
+    from fakeapi.registry.policy import validation
+else:  # (imported on first use: a server that never writes these kinds never compiles them; issue 22)
+    validation = lazy_module(__name__, "fakeapi.registry.policy.validation")
 
 
 class PodDisruptionBudgetStrategy(BuiltinStrategy):

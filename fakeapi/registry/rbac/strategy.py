@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fakeapi.machinery.errors import Cause
+from fakeapi.machinery.lazymodule import lazy_module
 from fakeapi.registry.rbac import defaults
 from fakeapi.registry.rbac.defaults import RBAC_GROUP
-from fakeapi.registry.rbac.validation import policy_rule_causes, role_binding_causes, role_ref_causes
 from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj
+
+if TYPE_CHECKING:
+    from fakeapi.registry.rbac import validation
+else:  # (imported on first use: a server that never writes these kinds never compiles them; issue 22)
+    validation = lazy_module(__name__, "fakeapi.registry.rbac.validation")
 
 
 class RoleStrategy(BuiltinStrategy):
@@ -20,7 +27,7 @@ class RoleStrategy(BuiltinStrategy):
 
     def validate(self, obj: Obj) -> list[Cause]:
         """Each rule's verbs, groups and resources."""
-        return policy_rule_causes(obj.get("rules"), self.spec.namespaced)
+        return validation.policy_rule_causes(obj.get("rules"), self.spec.namespaced)
 
 
 class ClusterRoleStrategy(RoleStrategy):
@@ -49,11 +56,11 @@ class RoleBindingStrategy(BuiltinStrategy):
 
     def validate(self, obj: Obj) -> list[Cause]:
         """``ValidateRoleBinding``/``ValidateClusterRoleBinding``."""
-        return role_binding_causes(obj, cluster=self.cluster)
+        return validation.role_binding_causes(obj, cluster=self.cluster)
 
     def validate_update(self, obj: Obj, old: Obj) -> list[Cause]:
         """The roleRef cannot change."""
-        return role_ref_causes(obj, old)
+        return validation.role_ref_causes(obj, old)
 
 
 class ClusterRoleBindingStrategy(RoleBindingStrategy):
