@@ -150,3 +150,14 @@ def test_yaml_bodies_get_go_yamls_bound_and_fixtures_fakeapis() -> None:
         boundedyaml.load("x: " + "[" * LIMIT + "]" * LIMIT + "\n", max_depth=LIMIT)
     with pytest.raises(boundedyaml.YAMLBoundError, match=f"yaml: exceeded max depth of {boundedyaml.MAX_DEPTH} "):
         boundedyaml.load(text)
+
+
+def test_libyamls_own_nesting_bound_is_raised_to_the_requested_one_and_never_lowered() -> None:
+    """The libyaml of PyYAML 6.0.4 and later stops flow nesting at 1000 on its own: a request body's
+    10000 raises it (where PyYAML's extension has no bound, nothing needs raising); a smaller bound
+    never lowers it."""
+    text = "x: " + "[" * 1500 + "]" * 1500 + "\n"
+    assert depth_of(boundedyaml.load(text, max_depth=LIMIT)) == 1501
+    assert boundedyaml.libyaml_nest_level() >= LIMIT
+    assert boundedyaml.raise_libyaml_nest_level(5)
+    assert boundedyaml.libyaml_nest_level() >= LIMIT

@@ -11,7 +11,10 @@ expansion does most of the decoding work, and ``yaml: exceeded max depth of
 * nesting: the event stream is scanned first (the parser is iterative, so this
   costs no stack) and a collection deeper than ``max_depth`` is an error at its
   line; then, on the composed node graph, the depth aliases expand to is
-  checked too;
+  checked too. The libyaml that PyYAML 6.0.4 and later bundle stops flow nesting at
+  1000 on its own; a document between that and ``max_depth`` raises libyaml's bound
+  (:func:`raise_libyaml_nest_level`) and is scanned again, so request bodies get
+  go-yaml's 10000 whichever PyYAML is installed;
 * aliases: go-yaml's rule (``allowedAliasRatio`` of gopkg.in/yaml.v2's
   decoder): counting every node decoded, and those decoded inside an alias
   expansion, a document with more than 100 alias-driven decodes out of more
@@ -107,12 +110,59 @@ def check_depth(text: str | bytes, loader: type, max_depth: int = MAX_DEPTH) -> 
     except YAMLBoundError:
         raise
     except yaml.MarkedYAMLError as e:
-        # PyYAML 6.0.4 and later bound flow nesting in the scanner, which reads a flow collection's
-        # brackets ahead of its events: that bound can fire before the event count passes ours.
-        if "exceeded maximum nesting depth" not in (e.problem or ""):
+        # The libyaml that PyYAML 6.0.4 and later bundle bounds flow nesting in its scanner, which reads
+        # a flow collection's brackets ahead of its events: that bound can fire before ours does.
+        if not _c_scanner_bound(e):
             raise
-        raise YAMLBoundError(f"yaml: exceeded max depth of {max_depth}", e.problem_mark) from e
+        if max_depth > libyaml_nest_level() and raise_libyaml_nest_level(max_depth):
+            return check_depth(text, loader, max_depth)  # (the C scanner now allows what ours does)
+        raise YAMLBoundError(f"yaml: exceeded max depth of {min(max_depth, libyaml_nest_level())}",
+                             e.problem_mark) from e
     return anchors
+
+
+def _c_scanner_bound(e: yaml.MarkedYAMLError) -> bool:
+    """Whether ``e`` is libyaml's own nesting bound (PyYAML 6.0.4 and later), not a YAML syntax error."""
+    return "exceeded maximum nesting depth" in (e.problem or "")
+
+
+def _libyaml() -> Any:
+    """The C library of PyYAML's ``_yaml`` extension through ctypes, or None (no extension, no symbols)."""
+    try:
+        import ctypes
+
+        from yaml import _yaml
+
+        lib = ctypes.CDLL(_yaml.__file__)
+        lib.yaml_get_max_nest_level.restype = ctypes.c_int
+        lib.yaml_set_max_nest_level.argtypes = [ctypes.c_int]
+        return lib
+    except (ImportError, OSError, AttributeError):
+        return None
+
+
+def libyaml_nest_level() -> int:
+    """libyaml's own nesting bound (``yaml_get_max_nest_level``; 1000 in the libyaml PyYAML 6.0.4
+    bundles), or a very large number where PyYAML's C extension has none."""
+    lib = _libyaml()
+    return int(lib.yaml_get_max_nest_level()) if lib is not None else 2**31 - 1
+
+
+def raise_libyaml_nest_level(depth: int) -> bool:
+    """Raise libyaml's process-wide nesting bound to ``depth`` (go-yaml's 10000 for request bodies),
+    through libyaml's public ``yaml_set_max_nest_level``, which PyYAML does not wrap. True when libyaml
+    now allows ``depth`` (also where PyYAML's extension has no such bound to raise).
+
+    Only ever raised, never lowered, and never past what :func:`check_depth`'s own event count
+    allows: the scan of events runs before anything is composed, so libyaml's recursive composer
+    still never sees a document deeper than the bound a caller asked for.
+    """
+    lib = _libyaml()
+    if lib is None:
+        return True
+    if int(lib.yaml_get_max_nest_level()) < depth:
+        lib.yaml_set_max_nest_level(depth)
+    return int(lib.yaml_get_max_nest_level()) >= depth
 
 
 def check_expansion(node: Node, max_depth: int = MAX_DEPTH, anchors: dict[tuple[int, int], str] | None = None) -> None:
