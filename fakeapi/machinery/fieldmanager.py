@@ -303,7 +303,9 @@ def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: Typ
     last = managed.get(me.key)
     managers: Managed = {k: e for k, e in managed.items() if k != me.key}
     managers[me.key] = me if last is None else ManagerEntry(manager, APPLY, api_version, config_set, last.time, subresource)
-    if last is not None and last.fields:
+    if last is not None and last.fields and fp.difference(last.fields, config_set):
+        # (a re-apply of the same fields or more prunes nothing: every item prune removes is owned
+        # by the new configuration, as are its items and named fields, so all of it comes back)
         merged = _prune(merged, managers, last.fields, t)
     changed, removed = changes(live, merged, t)
     changed, removed = _strip(changed, ignored), _strip(removed, ignored)
