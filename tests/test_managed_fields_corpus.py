@@ -25,6 +25,7 @@ import pytest
 
 from fakeapi.harness import loader
 from fakeapi.harness.runner import run_case
+from fakeapi.machinery import fieldmanager
 from fakeapi.machinery.errors import ApiError
 from fakeapi.server import pipeline
 from fakeapi.server.apiserver import APIServer
@@ -41,8 +42,9 @@ def _text(value: Any) -> str:
 
 
 def _reference(api: APIServer) -> None:
-    """The reference computation: every write's changes walked afresh."""
+    """The reference computation: every write's changes walked afresh, every re-apply pruned."""
     api._changes_memo = None  # type: ignore[assignment]
+    api._eager_prune = True
 
 
 def _as_served(api: APIServer) -> None:
@@ -149,3 +151,32 @@ def test_the_comparison_catches_one_differing_managed_fields_entry() -> None:
         wrong = record(file, _as_served)
     assert done
     assert "managedFields" in first_difference(served, wrong)
+
+
+
+def test_the_corpus_reapplies_the_same_fields() -> None:
+    """The comparison covers the skipped prune: applies of the corpus re-apply every field their manager
+    applied before (the server skips their prune; the reference run prunes them)."""
+    real_prune, real_apply = fieldmanager._prune, fieldmanager.apply
+    pruned: list[bool] = []
+    skipped: list[str] = []
+
+    def counting(merged: dict[str, Any], managers: Any, last: Any, t: Any) -> dict[str, Any]:
+        pruned.append(True)
+        return real_prune(merged, managers, last, t)
+
+    def watching(*args: Any, **kwargs: Any) -> Any:
+        before = len(pruned)
+        out = real_apply(*args, **kwargs)
+        last = args[0].get((kwargs["manager"], fieldmanager.APPLY, "", kwargs["subresource"]))
+        if last is not None and last.fields and len(pruned) == before:
+            skipped.append(kwargs["manager"])
+        return out
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fieldmanager, "_prune", counting)
+        mp.setattr(fieldmanager, "apply", watching)
+        for file in FIXTURES:
+            if "apply" in file:
+                record(file, _as_served)
+    assert skipped

@@ -291,10 +291,12 @@ class Applied:
 
 def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: TypeNode, *, manager: str,
           api_version: str, subresource: str, status_subresource: bool, force: bool, now: str,
-          closed: bool = False) -> Applied:
+          closed: bool = False, eager_prune: bool = False) -> Applied:
     """Merge an applied configuration into ``live`` as ``manager`` (raises ApplyConflict, TypedError).
 
     ``closed``: undeclared fields are errors (built-in kinds, whose Go types have no room for them).
+    ``eager_prune``: prune as ``Updater.prune`` always does, even when the manager applies every field
+    it applied last time (then prune removes nothing, so it is skipped: the reference computation's switch).
     """
     ignored = _ignored(subresource, status_subresource)
     config_set = fp.canonical(_strip(to_field_set(config, t, closed=closed), ignored))
@@ -303,9 +305,10 @@ def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: Typ
     last = managed.get(me.key)
     managers: Managed = {k: e for k, e in managed.items() if k != me.key}
     managers[me.key] = me if last is None else ManagerEntry(manager, APPLY, api_version, config_set, last.time, subresource)
-    if last is not None and last.fields and fp.difference(last.fields, config_set):
-        # (a re-apply of the same fields or more prunes nothing: every item prune removes is owned
-        # by the new configuration, as are its items and named fields, so all of it comes back)
+    if last is not None and last.fields and (eager_prune or fp.difference(last.fields, config_set)):
+        # (a re-apply of the same fields or more prunes nothing: what prune first removes lies under
+        # paths of the last applied set, which the new one holds, with every item and named field
+        # above them (ToFieldSet, EnsureNamedFieldsAreMembers): all of it is owned, so all comes back)
         merged = _prune(merged, managers, last.fields, t)
     changed, removed = changes(live, merged, t)
     changed, removed = _strip(changed, ignored), _strip(removed, ignored)
