@@ -205,7 +205,13 @@ class PatchVerb(UpdateVerb):
             group = f"{k.group}/{k.version}" if k.group else f"/{k.version}"
             raise errors.internal(f"failed to create typed patch object ({where}; {group}, Kind={k.kind}): {err}") from err
         merged = applied.obj
-        bodycheck.check_object(merged)  # (issue 24: the merged object's size)
+        if e is not None and live is e.obj:
+            # (every value of the merge is the stored object's, checked when stored, or the configuration's
+            # at the same path, checked above, and nothing else: only the size is left to measure)
+            if bodycheck.too_large(merged):
+                raise errors.internal(bodycheck.OBJECT_TOO_LARGE)
+        else:
+            bodycheck.check_object(merged)  # (issue 24: the merged object's size)
         mmeta = merged.setdefault("metadata", {})
         mmeta["name"] = name
         if e is None:
