@@ -52,7 +52,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from fakeapi.codec.gostructs import k8s
-from fakeapi.host.workloads import safe_encode
+from fakeapi.host.workloads import PodOwnerActor, safe_encode
 from fakeapi.machinery import errors
 from fakeapi.machinery.selectors import SelectorError, selector_from_object
 
@@ -294,44 +294,26 @@ def _status_omitempty() -> frozenset[str]:
                      if f.omitempty and f.name != "collisionCount")  # (a pointer: 0 is written)
 
 
-class StatefulSetController:
+class StatefulSetController(PodOwnerActor):
     """The StatefulSet controller (see the module docstring): ``next_due``/``run`` for the host."""
 
     name = ACTOR
+    synced = (("StatefulSet", ACTOR),)
 
     def __init__(self, api: APIServer) -> None:
-        self.api = api
-        self._dirty = True
-        self._next: datetime | None = None
         self._omitempty = _status_omitempty()
         #: The pod template of each revision name seen, by the set's uid (the ControllerRevisions' data).
         self._revisions: dict[str, dict[str, Obj]] = {}
-        api.add_listener(self._on_event)
+        super().__init__(api)
 
     def _on_event(self, etype: str, kind: Kind, obj: Obj, old: Obj | None) -> None:
-        if kind.builtin and ((kind.kind == "Pod" and not kind.group)
-                             or (kind.group == "apps" and kind.kind == "StatefulSet")):
-            self._dirty = True
-            if etype == "DELETED" and kind.kind == "StatefulSet":
-                self._revisions.pop((obj.get("metadata") or {}).get("uid", ""), None)
+        super()._on_event(etype, kind, obj, old)
+        if etype == "DELETED" and kind.builtin and kind.group == "apps" and kind.kind == "StatefulSet":
+            self._revisions.pop((obj.get("metadata") or {}).get("uid", ""), None)
 
-    def next_due(self) -> datetime | None:
-        """Now after a change to a pod or a StatefulSet; or when a pod becomes available."""
-        if self._dirty:
-            return self.api.clock.now()
-        return self._next
-
-    def run(self) -> bool:
-        """Sync every StatefulSet."""
-        self._dirty = False
-        self._next = None
-        before = self.api.resource_version
-        for sset in self.api.list("StatefulSet", api_version="apps/v1", actor=ACTOR)["items"]:
-            try:
-                self._sync(sset)
-            except errors.ApiError:  # a conflict or a closing namespace: the next event retries
-                self._dirty = True
-        return self.api.resource_version != before
+    def sync(self, kind: str, obj: Obj) -> None:
+        """One StatefulSet's sync."""
+        self._sync(obj)
 
     def _owned_pods(self, sset: Obj, selector: Any) -> list[Obj]:
         meta = sset["metadata"]

@@ -119,44 +119,65 @@ def _int_or_percent(value: Any, total: int, round_up: bool) -> int:
     return int(text)
 
 
-class WorkloadControllers:
-    """The ReplicaSet and Deployment controllers (one actor; see the module docstring)."""
+class PodOwnerActor:
+    """What the served cluster's pod-owning controllers share: an actor on the host's clock that is
+    due at once after a change to a pod or to one of its ``apps/v1`` kinds (else when a pod it waits
+    for becomes available, ``_next``), and whose run syncs every object of each of its kinds in
+    order; a failed sync (a conflict, a closing namespace) leaves it due, so the next pass retries."""
 
-    name = RS_ACTOR
+    name: str
+    #: The ``apps/v1`` kinds it syncs, in order, with the actor each one's list is made as.
+    synced: tuple[tuple[str, str], ...] = ()
 
     def __init__(self, api: APIServer) -> None:
         self.api = api
         self._dirty = True
         self._next: datetime | None = None
+        self._kinds = frozenset(k for k, _ in self.synced)
         api.add_listener(self._on_event)
 
     def _on_event(self, etype: str, kind: Kind, obj: Obj, old: Obj | None) -> None:
         if kind.builtin and ((kind.kind == "Pod" and not kind.group)
-                             or (kind.group == "apps" and kind.kind in ("ReplicaSet", "Deployment"))):
+                             or (kind.group == "apps" and kind.kind in self._kinds)):
             self._dirty = True
 
     def next_due(self) -> datetime | None:
-        """Now after a change to a pod, ReplicaSet or Deployment; or when a pod becomes available."""
+        """Now after a change to a pod or to one of its kinds; or when a pod becomes available."""
         if self._dirty:
             return self.api.clock.now()
         return self._next
 
+    def sync(self, kind: str, obj: Obj) -> None:
+        """Sync one object of one of :attr:`synced`'s kinds (each controller's own)."""
+        raise TypeError(f"{type(self).__name__} syncs no {kind}")
+
     def run(self) -> bool:
-        """Reconcile every Deployment, then every ReplicaSet."""
+        """Sync every object of each kind in :attr:`synced`, in order; True when anything was written."""
         self._dirty = False
         self._next = None
         before = self.api.resource_version
-        for d in self.api.list("Deployment", api_version="apps/v1", actor=DEPLOYMENT_ACTOR)["items"]:
-            try:
-                self._sync_deployment(d)
-            except errors.ApiError:  # a conflict or a closing namespace: the next event retries
-                self._dirty = True
-        for rs in self.api.list("ReplicaSet", api_version="apps/v1", actor=RS_ACTOR)["items"]:
-            try:
-                self._sync_replicaset(rs)
-            except errors.ApiError:
-                self._dirty = True
+        for kind, actor in self.synced:
+            for obj in self.api.list(kind, api_version="apps/v1", actor=actor)["items"]:
+                try:
+                    self.sync(kind, obj)
+                except errors.ApiError:  # a conflict or a closing namespace: the next event retries
+                    self._dirty = True
         return self.api.resource_version != before
+
+
+class WorkloadControllers(PodOwnerActor):
+    """The ReplicaSet and Deployment controllers (one actor; see the module docstring): every
+    Deployment, then every ReplicaSet."""
+
+    name = RS_ACTOR
+    synced = (("Deployment", DEPLOYMENT_ACTOR), ("ReplicaSet", RS_ACTOR))
+
+    def sync(self, kind: str, obj: Obj) -> None:
+        """A Deployment's or a ReplicaSet's sync."""
+        if kind == "Deployment":
+            self._sync_deployment(obj)
+        else:
+            self._sync_replicaset(obj)
 
     # -- ReplicaSet ---------------------------------------------------------------------
 
