@@ -27,6 +27,9 @@ NODE_PORT_RANGE = (30000, 32767)
 #: The first address: the ``default/kubernetes`` Service's in a real cluster.
 KUBERNETES_SERVICE_IP = str(SERVICE_CIDR.network_address + 1)
 _RESERVED = {KUBERNETES_SERVICE_IP}
+#: The range's first address and size, as integers (``num_addresses`` is computed on every read).
+_CIDR_BASE = int(SERVICE_CIDR.network_address)
+_CIDR_SIZE = SERVICE_CIDR.num_addresses
 
 
 def _headless(spec: dict[str, Any]) -> bool:
@@ -167,10 +170,10 @@ def _ip_problem(ip: str, ips: Held[str]) -> str:
 
 
 def _random_ip(ips: Held[str], rng: random.Random) -> str:
-    base = int(SERVICE_CIDR.network_address)
-    size = SERVICE_CIDR.num_addresses
+    """A free address of the range, drawn at random (neither the network nor the broadcast address)."""
     while True:
-        ip = str(ipaddress.IPv4Address(base + rng.randrange(1, size - 1)))
+        n = _CIDR_BASE + rng.randrange(1, _CIDR_SIZE - 1)
+        ip = f"{n >> 24}.{(n >> 16) & 255}.{(n >> 8) & 255}.{n & 255}"  # (str(IPv4Address(n)), without the object)
         if ip not in ips:
             return ip
 

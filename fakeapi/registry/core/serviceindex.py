@@ -41,7 +41,10 @@ class Held(Generic[T]):
 
     def __init__(self, counts: Counter[T], less: Iterable[T] = (), added: Iterable[T] = ()) -> None:
         self._counts = counts
-        self._less: Counter[T] = Counter(less)
+        #: How many holders of each value are left out (a plain dict: no Counter built per request).
+        self._less: dict[T, int] = {}
+        for v in less:
+            self._less[v] = self._less.get(v, 0) + 1
         self._added: set[T] = set(added)
         self._removed: set[T] = set()
 
@@ -50,7 +53,7 @@ class Held(Generic[T]):
             return True
         if value in self._removed:
             return False
-        return self._counts.get(value, 0) > self._less.get(value, 0)  # type: ignore[arg-type]
+        return self._counts.get(value, 0) > self._less.get(value, 0)  # type: ignore[arg-type, call-overload]
 
     def add(self, value: T) -> None:
         """Mark ``value`` in use."""
@@ -64,7 +67,7 @@ class Held(Generic[T]):
 
     def __sub__(self, values: Iterable[T]) -> Held[T]:
         out: Held[T] = Held(self._counts)
-        out._less, out._added, out._removed = Counter(self._less), set(self._added), set(self._removed)
+        out._less, out._added, out._removed = dict(self._less), set(self._added), set(self._removed)
         for v in values:
             out.discard(v)
         return out
