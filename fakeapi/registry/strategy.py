@@ -247,3 +247,12 @@ def prefer_ported(causes: list[Cause], ported: list[Cause]) -> list[Cause]:
         return causes
     seen = {c.field for c in ported}
     return [c for c in causes if c.field not in seen] + ported
+
+
+def spec_is_stored(obj: Obj, base: Obj | None) -> bool:
+    """Is ``obj``'s spec the stored object's own (a patch or an update that left it as stored)?
+
+    A stored spec was defaulted when it was stored, and defaults only fill in what is missing,
+    so defaulting it again changes nothing: a kind's spec defaults skip it.
+    """
+    return base is not None and "spec" in obj and obj["spec"] is base.get("spec")

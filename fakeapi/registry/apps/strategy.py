@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakeapi.machinery.errors import Cause
 from fakeapi.machinery.lazymodule import lazy_module
-from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj
+from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj, spec_is_stored
 
 if TYPE_CHECKING:
     from fakeapi.registry.apps import defaults, validation
@@ -46,7 +46,8 @@ class DeploymentStrategy(_WorkloadStrategy):
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_Deployment``."""
-        defaults.default_deployment(obj)
+        if not spec_is_stored(obj, base):  # (a stored spec is defaulted already)
+            defaults.default_deployment(obj)
 
     def validate(self, obj: Obj) -> list[Cause]:
         """``ValidateDeployment``."""
@@ -72,7 +73,8 @@ class ReplicaSetStrategy(_WorkloadStrategy):
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_ReplicaSet``."""
-        defaults.default_replica_set(obj)
+        if not spec_is_stored(obj, base):  # (a stored spec is defaulted already)
+            defaults.default_replica_set(obj)
 
     def validate(self, obj: Obj) -> list[Cause]:
         """``ValidateReplicaSet``."""
@@ -97,7 +99,8 @@ class StatefulSetStrategy(_WorkloadStrategy):
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_StatefulSet``."""
-        defaults.default_stateful_set(obj)
+        if not spec_is_stored(obj, base):  # (a stored spec is defaulted already)
+            defaults.default_stateful_set(obj)
 
     def validate(self, obj: Obj) -> list[Cause]:
         """``ValidateStatefulSet``."""
@@ -122,7 +125,8 @@ class DaemonSetStrategy(_WorkloadStrategy):
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_DaemonSet``."""
-        defaults.default_daemon_set(obj)
+        if not spec_is_stored(obj, base):  # (a stored spec is defaulted already)
+            defaults.default_daemon_set(obj)
 
     def validate(self, obj: Obj) -> list[Cause]:
         """``ValidateDaemonSet``."""

@@ -7,26 +7,25 @@ from typing import Any
 from fakeapi.registry.core.defaults import JSONDict, dict_at, list_at, pod_template_defaults
 
 
-def default_job(obj: JSONDict) -> None:
+def default_job(obj: JSONDict, stored_spec: bool = False) -> None:
     """``SetObjectDefaults_Job`` (batch/v1): the spec's defaults, the job's labels from its template's, the
     template's pod defaults.
 
     The selector and the template labels the server generates (``batch.kubernetes.io/controller-uid``)
-    come later, with the uid (:func:`job_selector`).
+    come later, with the uid (:func:`job_selector`). ``stored_spec``: the spec is the stored object's
+    (defaulted when it was stored): only the labels, which depend on the metadata, are defaulted.
     """
     spec = dict_at(obj, "spec")
+    if stored_spec:
+        _labels_from_template(obj, spec.get("template"))  # (the stored spec is read, never changed)
+        return
     if spec.get("completions") is None and spec.get("parallelism") is None:
         spec["completions"] = 1
     if spec.get("parallelism") is None:
         spec["parallelism"] = 1
     if spec.get("backoffLimit") is None:
         spec["backoffLimit"] = 2**31 - 1 if spec.get("backoffLimitPerIndex") is not None else 6
-    template = dict_at(spec, "template")
-    tmeta = template.get("metadata")
-    labels = tmeta.get("labels") if type(tmeta) is dict else None
-    meta = dict_at(obj, "metadata")
-    if labels is not None and not meta.get("labels"):
-        meta["labels"] = dict(labels)
+    _labels_from_template(obj, dict_at(spec, "template"))
     if spec.get("completionMode") is None:
         spec["completionMode"] = "NonIndexed"
     if spec.get("suspend") is None:
@@ -38,6 +37,15 @@ def default_job(obj: JSONDict) -> None:
     if spec.get("manualSelector") is None:
         spec["manualSelector"] = False
     pod_template_defaults(spec)
+
+
+def _labels_from_template(obj: JSONDict, template: Any) -> None:
+    """A Job without labels gets its template's (``SetDefaults_Job``)."""
+    tmeta = template.get("metadata") if type(template) is dict else None
+    labels = tmeta.get("labels") if type(tmeta) is dict else None
+    meta = dict_at(obj, "metadata")
+    if labels is not None and not meta.get("labels"):
+        meta["labels"] = dict(labels)
 
 
 #: The labels a Job's pods get from the server (the legacy ones too), and the one its selector uses.

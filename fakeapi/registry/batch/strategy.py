@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from fakeapi.machinery.errors import Cause
 from fakeapi.machinery.lazymodule import lazy_module
-from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj, StrategyContext
+from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj, StrategyContext, spec_is_stored
 
 if TYPE_CHECKING:
     from fakeapi.registry.batch import defaults, validation
@@ -36,7 +36,7 @@ class JobStrategy(BuiltinStrategy):
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_Job``."""
-        defaults.default_job(obj)
+        defaults.default_job(obj, spec_is_stored(obj, base))
 
     def begin_create(self, ctx: StrategyContext, obj: Obj) -> None:
         """``generateSelector`` (it needs the uid: the real strategy runs it in Validate)."""
@@ -65,7 +65,8 @@ class CronJobStrategy(BuiltinStrategy):
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_CronJob``."""
-        defaults.default_cron_job(obj)
+        if not spec_is_stored(obj, base):  # (a stored spec is defaulted already)
+            defaults.default_cron_job(obj)
 
     def validate(self, obj: Obj) -> list[Cause]:
         """``ValidateCronJobCreate``."""
