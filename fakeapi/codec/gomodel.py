@@ -45,9 +45,8 @@ class GoType:
     marks ``metav1.MicroTime`` (microsecond precision) for kind ``time``.
     """
 
-    __slots__ = ("_absent", "_ip_plan", "_plan", "_scalars", "_zero", "elem", "elem_pointer", "fields", "kind",
-                 "micro", "name",
-                 "pkg")
+    __slots__ = ("_absent", "_dec", "_ip_plan", "_plan", "_scalars", "_zero", "elem", "elem_pointer", "fields",
+                 "kind", "micro", "name", "pkg")
 
     def __init__(
         self,
@@ -77,6 +76,8 @@ class GoType:
         self._ip_plan: dict[str, tuple[Any, ...]] | None = None
         self._absent: list[tuple[str, Callable[[], Any]]] | None = None
         self._zero: Any = None
+        #: The decode check's table of a struct's fields (built by ``fakeapi.codec.gounmarshal`` on first use).
+        self._dec: dict[str, tuple[Any, ...]] | None = None
 
     def __repr__(self) -> str:
         if self.kind == "struct":
@@ -623,6 +624,7 @@ _IP_STRUCT_VALUE = 1  # (code, type): a struct value (not omitzero): null is the
 _IP_STRUCT_POINTER = 2  # (code, type): a pointer to a struct with omitempty: null is omitted
 _IP_CONTAINER_OMITEMPTY = 3  # (code, encoder, list|dict, "slice"|"map"): a slice or map with omitempty
 _IP_CALL = 4  # (code, encoder): anything else, through its in-place field encoder
+_IP_EXACT = 5  # (code, JSON type, omitempty, encoder): a string, int or bool that is not a pointer (see _scalars)
 
 
 def _compile_inplace(t: GoType) -> dict[str, tuple[Any, ...]]:
@@ -641,6 +643,8 @@ def _compile_inplace(t: GoType) -> dict[str, tuple[Any, ...]]:
                 entry = (_IP_CALL, _field_encoder(f, True))
         elif k == "string" and f.omitempty and ft.name != "[]byte":
             entry = (_IP_STRING_OMITEMPTY,)
+        elif k in _EXACT_TYPE and ft.name != "[]byte":
+            entry = (_IP_EXACT, _EXACT_TYPE[k], f.omitempty, _field_encoder(f, True))
         elif k == "struct" and not f.omitzero:
             entry = (_IP_STRUCT_VALUE, ft)
         elif k in ("slice", "map") and f.omitempty:
@@ -1036,30 +1040,24 @@ def _conv_struct_inplace(v: dict[str, Any], t: GoType, base: dict[str, Any] | No
     plan = t._ip_plan
     if plan is None:
         plan = _compile_inplace(t)
-    if t._plan is None:
-        _compile(t)  # (sets t._scalars)
-    scalars = t._scalars
     drop: list[str] | None = None
     for k, x in v.items():
-        sc = scalars.get(k)
-        if sc is not None and type(x) is sc[0]:  # its own encoding (see GoType._scalars): kept, or omitted
-            if x or not sc[1]:
-                continue
-            if drop is None:
-                drop = [k]
-            else:
-                drop.append(k)
-            continue
-        b = base.get(k) if base is not None else None
-        if b is x and (type(x) is dict or type(x) is list):
-            continue  # encoded already (and not ours to convert in place)
         p = plan.get(k)
         r: Any
         if p is None:
-            r = _OMIT
+            r = _OMIT  # not a field of the Go type: dropped
         else:
             code = p[0]
-            if code == _IP_STRING_OMITEMPTY:
+            if code == _IP_EXACT:
+                if type(x) is p[1]:  # its own encoding: kept, or omitted when zero (omitempty)
+                    if x or not p[2]:
+                        continue
+                    r = _OMIT
+                else:
+                    r = p[3](x)
+                    if r is x:
+                        continue
+            elif code == _IP_STRING_OMITEMPTY:
                 if type(x) is str:
                     if x:
                         continue
@@ -1068,8 +1066,11 @@ def _conv_struct_inplace(v: dict[str, Any], t: GoType, base: dict[str, Any] | No
                     r = _OMIT
                 else:
                     raise _bad(x, "string")
+            elif base is not None and (type(x) is dict or type(x) is list) and base.get(k) is x:
+                continue  # encoded already (and not ours to convert in place)
             elif code in (_IP_STRUCT_VALUE, _IP_STRUCT_POINTER):
                 if type(x) is dict:
+                    b = base.get(k) if base is not None else None
                     _conv_struct_inplace(x, p[1], b if type(b) is dict else None)
                     continue
                 if x is not None:

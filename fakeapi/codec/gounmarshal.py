@@ -87,18 +87,30 @@ class _Decoder:
                 self.save(_type_error(v, t, struct, path))
                 return
             items = sorted(v.items()) if self.sorted_keys else v.items()
-            fields = t.fields
+            plan = t._dec
+            if plan is None:
+                plan = _decode_plan(t)
             bd = base if type(base) is dict else _NO_BASE
             for key, sub in items:
-                f = fields.get(key)
-                # (unknown fields are skipped: strict decoding reports them elsewhere)
-                if f is not None and _EXACT.get(f.type) is not type(sub):
-                    self.value(sub, f.type, t.name, (*path, key), bd.get(key))
+                p = plan.get(key)
+                if p is None:
+                    continue  # (unknown fields are skipped: strict decoding reports them elsewhere)
+                ts = type(sub)
+                if ts is p[0]:
+                    continue  # a scalar of the one JSON type that always fits
+                if ts is p[1]:  # a []string or map[string]string: fits when every element is a string
+                    if _only_strings(map(type, sub.values() if ts is dict else sub)):
+                        continue
+                elif ts is int and p[2] is not None and p[2][0] <= sub <= p[2][1]:
+                    continue  # an integer in range
+                self.value(sub, p[3], t.name, (*path, key), bd.get(key))
         elif k == "map":
             if tv is not dict:
                 self.save(_type_error(v, t, struct, path))
                 return
             elem = t.elem
+            if elem is STRING and _only_strings(map(type, v.values())):
+                return
             if elem is not None and elem.kind != "any":
                 bd = base if type(base) is dict else _NO_BASE
                 for key in sorted(v) if self.sorted_keys else v:
@@ -108,6 +120,8 @@ class _Decoder:
                 self.save(_type_error(v, t, struct, path))
                 return
             elem = t.elem
+            if elem is STRING and _only_strings(map(type, v)):
+                return
             if elem is not None and elem.kind != "any":
                 for sub in v:
                     self.value(sub, elem, struct, path)
@@ -143,6 +157,26 @@ class _Decoder:
         elif k == "intorstring" and tv is not str and (tv is not int or not _fits(v, "int32")):
             # IntOrString.UnmarshalJSON: a JSON string is its string, anything else json.Unmarshal into int32
             raise _Abort(_unmarshal_type_error(_value_text(v, number=tv in (int, float)), "int32", struct, path))
+
+
+#: Are all these types ``str``? Called on ``map(type, values)``: a check made in C.
+_only_strings = frozenset({str}).issuperset
+
+
+def _decode_plan(t: GoType) -> dict[str, tuple[Any, ...]]:
+    """A struct's fields for the decode check: name -> (the JSON type a value always fits as, or None;
+    ``list``/``dict`` for a ``[]string``/``map[string]string``, else None; an integer's range, or None;
+    the field's Go type). Values the first three let through need no visit."""
+    plan: dict[str, tuple[Any, ...]] = {}
+    for name, f in t.fields.items():
+        ft = f.type
+        container: type | None = None
+        if ft.kind in ("slice", "map") and ft.elem is STRING:
+            container = list if ft.kind == "slice" else dict
+        bounds = (_INT32 if ft.name == "int32" else _INT64) if ft.kind == "int" else None
+        plan[name] = (_EXACT.get(ft), container, bounds, ft)
+    t._dec = plan
+    return plan
 
 
 def _fits(v: int, name: str) -> bool:
