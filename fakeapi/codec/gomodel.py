@@ -622,7 +622,7 @@ def _compile_absent(t: GoType) -> list[tuple[str, Callable[[], Any]]]:
 _IP_STRING_OMITEMPTY = 0  # (code,): a ``string`` with omitempty
 _IP_STRUCT_VALUE = 1  # (code, type): a struct value (not omitzero): null is the zero struct
 _IP_STRUCT_POINTER = 2  # (code, type): a pointer to a struct with omitempty: null is omitted
-_IP_CONTAINER_OMITEMPTY = 3  # (code, encoder, list|dict, "slice"|"map"): a slice or map with omitempty
+_IP_CONTAINER_OMITEMPTY = 3  # (code, encoder, list|dict, "slice"|"map", of plain strings): a slice or map with omitempty
 _IP_CALL = 4  # (code, encoder): anything else, through its in-place field encoder
 _IP_EXACT = 5  # (code, JSON type, omitempty, encoder): a string, int or bool that is not a pointer (see _scalars)
 
@@ -648,7 +648,8 @@ def _compile_inplace(t: GoType) -> dict[str, tuple[Any, ...]]:
         elif k == "struct" and not f.omitzero:
             entry = (_IP_STRUCT_VALUE, ft)
         elif k in ("slice", "map") and f.omitempty:
-            entry = (_IP_CONTAINER_OMITEMPTY, _container_encoder(ft, True), list if k == "slice" else dict, k)
+            strings = ft.elem is STRING and not ft.elem_pointer  # (a []string or map[string]string)
+            entry = (_IP_CONTAINER_OMITEMPTY, _container_encoder(ft, True), list if k == "slice" else dict, k, strings)
         else:
             entry = (_IP_CALL, _field_encoder(f, True))
         plan[name] = entry
@@ -1084,6 +1085,8 @@ def _conv_struct_inplace(v: dict[str, Any], t: GoType, base: dict[str, Any] | No
                         raise _bad(x, p[3])
                     r = _OMIT
                 else:
+                    if p[4] and type(x) is p[2] and _only_strings(map(type, x.values() if p[2] is dict else x)):
+                        continue  # strings: their own encoding (the check made in C)
                     p[1](x)  # converts in place (or raises)
                     continue
             else:

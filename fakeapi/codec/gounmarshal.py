@@ -103,6 +103,14 @@ class _Decoder:
                         continue
                 elif ts is int and p[2] is not None and p[2][0] <= sub <= p[2][1]:
                     continue  # an integer in range
+                elif ts is list and p[4] is not None:  # a slice of structs: each element visited here
+                    if bd is not _NO_BASE and bd.get(key) is sub:
+                        continue  # the base's own slice decodes
+                    at = (*path, key)
+                    for x in sub:
+                        if x is not None:
+                            self.value(x, p[4], t.name, at)
+                    continue
                 self.value(sub, p[3], t.name, (*path, key), bd.get(key))
         elif k == "map":
             if tv is not dict:
@@ -166,15 +174,23 @@ _only_strings = frozenset({str}).issuperset
 def _decode_plan(t: GoType) -> dict[str, tuple[Any, ...]]:
     """A struct's fields for the decode check: name -> (the JSON type a value always fits as, or None;
     ``list``/``dict`` for a ``[]string``/``map[string]string``, else None; an integer's range, or None;
-    the field's Go type). Values the first three let through need no visit."""
+    the field's Go type; a slice's element type when it is a struct, else None). Values the first three
+    let through need no visit; a slice of structs has its elements visited at once."""
     plan: dict[str, tuple[Any, ...]] = {}
     for name, f in t.fields.items():
         ft = f.type
+        k = ft.kind
+        exact = _EXACT.get(ft)
         container: type | None = None
-        if ft.kind in ("slice", "map") and ft.elem is STRING:
-            container = list if ft.kind == "slice" else dict
-        bounds = (_INT32 if ft.name == "int32" else _INT64) if ft.kind == "int" else None
-        plan[name] = (_EXACT.get(ft), container, bounds, ft)
+        if k in ("slice", "map") and ft.elem is STRING:
+            container = list if k == "slice" else dict
+        bounds: tuple[int, int] | None = None
+        if k == "int":
+            bounds = _INT32 if ft.name == "int32" else _INT64
+        elif k == "intorstring":  # (IntOrString.UnmarshalJSON: a string, or an int32)
+            exact, bounds = str, _INT32
+        elem = ft.elem if k == "slice" and ft.elem is not None and ft.elem.kind == "struct" else None
+        plan[name] = (exact, container, bounds, ft, elem)
     t._dec = plan
     return plan
 
