@@ -156,11 +156,21 @@ class LabelSelector:
 
     def __init__(self, requirements: Iterable[Requirement] = (), *, nothing: bool = False) -> None:
         # sort.Sort(ByKey): stable here, so equal keys keep their parse order
-        self._reqs: tuple[Requirement, ...] = () if nothing else tuple(sorted(requirements, key=lambda r: r.key))
+        reqs: tuple[Requirement, ...] = () if nothing else tuple(requirements)
+        if len(reqs) > 1:
+            reqs = tuple(sorted(reqs, key=_requirement_key))
+        self._reqs = reqs
         self._nothing = nothing
-        self._empty = not nothing and not self._reqs
-        self._str = "" if nothing else ",".join(str(r) for r in self._reqs)
-        self._matchers = tuple(r._match for r in self._reqs)
+        self._empty = not nothing and not reqs
+        #: The selector's text, made when first read (a write's validation never reads it).
+        self._str: str | None = "" if nothing or not reqs else None
+        self._matchers = tuple(r._match for r in reqs)
+
+    def _text(self) -> str:
+        text = self._str
+        if text is None:
+            text = self._str = ",".join([str(r) for r in self._reqs])
+        return text
 
     @property
     def requirements(self) -> list[Requirement]:
@@ -206,20 +216,20 @@ class LabelSelector:
         return None
 
     def __str__(self) -> str:
-        return self._str
+        return self._text()
 
     def __repr__(self) -> str:
         if self._nothing:
             return "LabelSelector(<nothing>)"
-        return f"LabelSelector({self._str!r})"
+        return f"LabelSelector({self._text()!r})"
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, LabelSelector):
             return NotImplemented
-        return self._nothing == other._nothing and self._str == other._str
+        return self._nothing == other._nothing and self._text() == other._text()
 
     def __hash__(self) -> int:
-        return hash((self._nothing, self._str))
+        return hash((self._nothing, self._text()))
 
 
 _NO_LABELS: Mapping[str, str] = {}
@@ -241,11 +251,18 @@ def _aggregate(errs: list[str]) -> str:
     return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
 
 
+def _requirement_key(r: Requirement) -> str:
+    return r.key
+
+
 def _new_requirement(key: str, op: str, values: list[str] | None, path: str | None = None) -> Requirement:
     """``labels.NewRequirement``: validates, raises SelectorError with the aggregated field errors.
 
     ``values`` None is Go's nil slice (rendered ``null`` in errors).
     """
+    if op == EQUALS and values is not None and len(values) == 1 and not is_qualified_name(key) and (
+            not is_valid_label_value(values[0])):
+        return Requirement(key, op, (values[0],))  # (a valid term: no error to gather)
     errs: list[str] = []
     vals = values or []
     key_path = (path + ".key") if path else "key"
