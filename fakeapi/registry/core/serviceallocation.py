@@ -62,6 +62,16 @@ def index_in_use(index: AllocationIndex, except_key: str | None) -> tuple[Held[s
     return index.in_use(except_key, _RESERVED)
 
 
+def index_ips_in_use(index: AllocationIndex, except_key: str | None) -> Held[str]:
+    """The cluster IPs of :func:`index_in_use` (a Service that needs no node ports reads only these)."""
+    return index.ips_in_use(except_key, _RESERVED)
+
+
+def index_ports_in_use(index: AllocationIndex, except_key: str | None) -> Held[int]:
+    """The node ports of :func:`index_in_use`."""
+    return index.ports_in_use(except_key)
+
+
 def normalize_cluster_ips(spec: dict[str, Any], old_spec: dict[str, Any] | None = None) -> None:
     """``normalizeClusterIPs``: what an old client's ``clusterIP`` alone means for ``clusterIPs``.
 

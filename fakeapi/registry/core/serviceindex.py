@@ -53,7 +53,8 @@ class Held(Generic[T]):
             return True
         if value in self._removed:
             return False
-        return self._counts.get(value, 0) > self._less.get(value, 0)  # type: ignore[arg-type, call-overload]
+        held = self._counts.get(value, 0)  # type: ignore[call-overload]
+        return held > 0 and held > self._less.get(value, 0)  # type: ignore[call-overload]
 
     def add(self, value: T) -> None:
         """Mark ``value`` in use."""
@@ -126,5 +127,14 @@ class AllocationIndex:
     def in_use(self, except_key: str | None = None, reserved: Iterable[str] = ()) -> tuple[Held[str], Held[int]]:
         """What is in use, the Service at ``except_key`` left out (an update's own allocations),
         ``reserved`` added."""
-        own = self.by_key.get(except_key, ((), ())) if except_key is not None else ((), ())
-        return Held(self.ips, own[0], reserved), Held(self.ports, own[1])
+        return self.ips_in_use(except_key, reserved), self.ports_in_use(except_key)
+
+    def ips_in_use(self, except_key: str | None = None, reserved: Iterable[str] = ()) -> Held[str]:
+        """The cluster IPs of :meth:`in_use`."""
+        own = self.by_key.get(except_key) if except_key is not None else None
+        return Held(self.ips, own[0] if own is not None else (), reserved)
+
+    def ports_in_use(self, except_key: str | None = None) -> Held[int]:
+        """The node ports of :meth:`in_use`."""
+        own = self.by_key.get(except_key) if except_key is not None else None
+        return Held(self.ports, own[1] if own is not None else ())

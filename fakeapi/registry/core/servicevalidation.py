@@ -57,8 +57,11 @@ def service_causes(obj: dict[str, Any]) -> list[Cause]:
         else:
             causes += [invalid("spec.externalName", cname, msg) for msg in is_dns1123_subdomain(cname)]
     names: set[str] = set()
+    several = len(ports) > 1
     for i, p in enumerate(ports):
-        causes += _port_causes(p, f"spec.ports[{i}]", len(ports) > 1, names)
+        more = _port_causes(p, i, several, names)
+        if more:
+            causes += more
     if spec.get("selector") is not None:
         causes += validate_labels(spec.get("selector"), "spec.selector")
     affinity = spec.get("sessionAffinity")
@@ -70,49 +73,62 @@ def service_causes(obj: dict[str, Any]) -> list[Cause]:
         causes.append(required("spec.type"))
     elif stype not in _TYPES:
         causes.append(not_supported("spec.type", stype, _TYPES))
-    if stype == "ClusterIP":
-        for i, p in enumerate(ports):
-            if p.get("nodePort"):
-                causes.append(forbidden(f"spec.ports[{i}].nodePort", "may not be used when `type` is 'ClusterIP'"))
+    # (one pass over the ports; the causes come in the rules' order: ClusterIP node ports, duplicate
+    # node ports, duplicate ports)
+    forbidden_node_ports: list[Cause] = []
+    duplicate_node_ports: list[Cause] = []
+    duplicate_ports: list[Cause] = []
     node_ports: set[tuple[Any, Any]] = set()
-    for i, p in enumerate(ports):
-        if not p.get("nodePort"):
-            continue
-        key = (p.get("protocol"), p.get("nodePort"))
-        if key in node_ports:
-            causes.append(_duplicate(f"spec.ports[{i}].nodePort", p.get("nodePort")))
-        node_ports.add(key)
     seen: set[tuple[Any, Any]] = set()
     for i, p in enumerate(ports):
-        key = (p.get("protocol"), p.get("port"))
+        node_port = p.get("nodePort")
+        protocol = p.get("protocol")
+        if node_port:
+            if stype == "ClusterIP":
+                forbidden_node_ports.append(
+                    forbidden(f"spec.ports[{i}].nodePort", "may not be used when `type` is 'ClusterIP'"))
+            key = (protocol, node_port)
+            if key in node_ports:
+                duplicate_node_ports.append(_duplicate(f"spec.ports[{i}].nodePort", node_port))
+            node_ports.add(key)
+        key = (protocol, p.get("port"))
         if key in seen:
-            causes.append(_duplicate(f"spec.ports[{i}]", GoValue(
-                f'core.ServicePort{{Name:"", Protocol:{go_quote(str(p.get("protocol")))}, AppProtocol:(*string)(nil), '
+            duplicate_ports.append(_duplicate(f"spec.ports[{i}]", GoValue(
+                f'core.ServicePort{{Name:"", Protocol:{go_quote(str(protocol))}, AppProtocol:(*string)(nil), '
                 f'Port:{p.get("port")}, TargetPort:intstr.IntOrString{{Type:0, IntVal:0, StrVal:""}}, NodePort:0}}')))
         seen.add(key)
-    return causes
+    return causes + forbidden_node_ports + duplicate_node_ports + duplicate_ports
 
 
-def _port_causes(p: dict[str, Any], path: str, require_name: bool, names: set[str]) -> list[Cause]:
-    """``validateServicePort``."""
+def _port_causes(p: dict[str, Any], i: int, require_name: bool, names: set[str]) -> list[Cause]:
+    """``validateServicePort`` of ``spec.ports[i]`` (the paths are made only for a cause)."""
     causes: list[Cause] = []
     name = p.get("name") or ""
     if require_name and not name:
-        causes.append(required(f"{path}.name"))
+        causes.append(required(f"spec.ports[{i}].name"))
     elif name:
-        causes += [invalid(f"{path}.name", name, msg) for msg in is_dns1123_label(name)]
+        msgs = is_dns1123_label(name)
+        if msgs:
+            causes += [invalid(f"spec.ports[{i}].name", name, msg) for msg in msgs]
         if name in names:
-            causes.append(_duplicate(f"{path}.name", name))
+            causes.append(_duplicate(f"spec.ports[{i}].name", name))
         names.add(name)
     port = p.get("port") or 0  # (absent: Go's zero value)
     if isinstance(port, int) and not 1 <= port <= 65535:
-        causes.append(invalid(f"{path}.port", port, _PORT_RANGE))
+        causes.append(invalid(f"spec.ports[{i}].port", port, _PORT_RANGE))
     protocol = p.get("protocol")
     if not protocol:
-        causes.append(required(f"{path}.protocol"))
+        causes.append(required(f"spec.ports[{i}].protocol"))
     elif protocol not in _PROTOCOLS:
-        causes.append(not_supported(f"{path}.protocol", protocol, _PROTOCOLS))
-    causes += _port_num_or_name_causes(p.get("targetPort") or 0, f"{path}.targetPort")
+        causes.append(not_supported(f"spec.ports[{i}].protocol", protocol, _PROTOCOLS))
+    target = p.get("targetPort") or 0
+    if type(target) is int:
+        if not 1 <= target <= 65535:
+            causes.append(invalid(f"spec.ports[{i}].targetPort", target, _PORT_RANGE))
+    elif type(target) is str:
+        msgs = port_name_errors(target)
+        if msgs:
+            causes += [invalid(f"spec.ports[{i}].targetPort", target, m) for m in msgs]
     return causes
 
 
@@ -135,15 +151,6 @@ def port_name_errors(value: str) -> list[str]:
 def port_number_errors(value: int) -> list[str]:
     """``IsValidPortNum``."""
     return [] if 1 <= value <= 65535 else [_PORT_RANGE]
-
-
-def _port_num_or_name_causes(value: Any, path: str) -> list[Cause]:
-    """``ValidatePortNumOrName``: a port number, or an IANA service name."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return [invalid(path, value, m) for m in port_number_errors(value)]
-    if isinstance(value, str):
-        return [invalid(path, value, m) for m in port_name_errors(value)]
-    return []
 
 
 def service_update_causes(obj: dict[str, Any], old: dict[str, Any]) -> list[Cause]:

@@ -259,7 +259,7 @@ def _allocate(ctx: StrategyContext, svc: Obj, old: Obj | None) -> None:
     old_spec: dict[str, Any] | None = (old.get("spec") or {}) if old is not None else None
     uid = svc["metadata"].get("uid")
     index, own_key = ctx.service_allocations(uid)
-    ips, ports = alloc.index_in_use(index, own_key)  # (the stored Services' but this one's own)
+    ips = alloc.index_ips_in_use(index, own_key)  # (the stored Services' but this one's own)
     if svc["metadata"].get("name") == "kubernetes" and svc["metadata"].get("namespace") == "default":
         ips.discard(alloc.KUBERNETES_SERVICE_IP)  # (reserved for kube-apiserver's own Service: this one)
     if old_spec is not None:
@@ -271,7 +271,9 @@ def _allocate(ctx: StrategyContext, svc: Obj, old: Obj | None) -> None:
     causes = alloc.cluster_ip_mismatch(spec) or alloc.init_ip_family_fields(spec, old_spec)
     if not causes and not (old_spec is not None and old_spec.get("clusterIPs") and spec.get("clusterIPs")):
         causes = alloc.allocate_cluster_ip(spec, ips, ctx.rng)
-    causes = causes or alloc.allocate_node_ports(spec, ports, ctx.rng, old_spec)
+    if not causes and alloc.needs_node_ports(spec):
+        ports = alloc.index_ports_in_use(index, own_key)
+        causes = alloc.allocate_node_ports(spec, ports, ctx.rng, old_spec)
     if causes:
         raise errors.invalid("", "Service", svc["metadata"].get("name") or "", causes)
 
