@@ -53,8 +53,8 @@ class Held(Generic[T]):
             return True
         if value in self._removed:
             return False
-        held = self._counts.get(value, 0)  # type: ignore[call-overload]
-        return held > 0 and held > self._less.get(value, 0)  # type: ignore[call-overload]
+        held = self._counts.get(value, 0)  # type: ignore[arg-type]
+        return held > 0 and held > self._less.get(value, 0)  # type: ignore[arg-type]
 
     def add(self, value: T) -> None:
         """Mark ``value`` in use."""
