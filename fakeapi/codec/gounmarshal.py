@@ -103,6 +103,8 @@ class _Decoder:
                         continue
                 elif ts is int and p[2] is not None and p[2][0] <= sub <= p[2][1]:
                     continue  # an integer in range
+                elif ts is str and p[5] is not None and _time_error(sub, p[5]) is None:
+                    continue  # a time that parses (the check remembered)
                 elif ts is list and p[4] is not None:  # a slice of structs: each element visited here
                     if bd is not _NO_BASE and bd.get(key) is sub:
                         continue  # the base's own slice decodes
@@ -174,8 +176,10 @@ _only_strings = frozenset({str}).issuperset
 def _decode_plan(t: GoType) -> dict[str, tuple[Any, ...]]:
     """A struct's fields for the decode check: name -> (the JSON type a value always fits as, or None;
     ``list``/``dict`` for a ``[]string``/``map[string]string``, else None; an integer's range, or None;
-    the field's Go type; a slice's element type when it is a struct, else None). Values the first three
-    let through need no visit; a slice of structs has its elements visited at once."""
+    the field's Go type; a slice's element type when it is a struct, else None; for a time, whether it is
+    a MicroTime, else None). Values the first three let through need no visit, nor a time that parses; a
+    slice of structs has its elements visited at once. Free-form fields (``any``) are left out: they
+    decode whatever they hold."""
     plan: dict[str, tuple[Any, ...]] = {}
     for name, f in t.fields.items():
         ft = f.type
@@ -189,8 +193,11 @@ def _decode_plan(t: GoType) -> dict[str, tuple[Any, ...]]:
             bounds = _INT32 if ft.name == "int32" else _INT64
         elif k == "intorstring":  # (IntOrString.UnmarshalJSON: a string, or an int32)
             exact, bounds = str, _INT32
+        if k in ("any", "union"):
+            continue  # (any JSON value decodes, or its own walk checks it: never visited, as unknown fields)
         elem = ft.elem if k == "slice" and ft.elem is not None and ft.elem.kind == "struct" else None
-        plan[name] = (exact, container, bounds, ft, elem)
+        micro = ft.micro if k == "time" else None
+        plan[name] = (exact, container, bounds, ft, elem, micro)
     t._dec = plan
     return plan
 
