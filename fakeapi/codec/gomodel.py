@@ -624,7 +624,7 @@ _IP_STRUCT_VALUE = 1  # (code, type): a struct value (not omitzero): null is the
 _IP_STRUCT_POINTER = 2  # (code, type): a pointer to a struct with omitempty: null is omitted
 _IP_CONTAINER_OMITEMPTY = 3  # (code, encoder, list|dict, "slice"|"map", of plain strings): a slice or map with omitempty
 _IP_CALL = 4  # (code, encoder): anything else, through its in-place field encoder
-_IP_EXACT = 5  # (code, JSON type, omitempty, encoder): a string, int or bool that is not a pointer (see _scalars)
+_IP_EXACT = 5  # (code, JSON type, omitempty, encoder): a string, int or bool, or a pointer to one (never omitempty)
 
 
 def _compile_inplace(t: GoType) -> dict[str, tuple[Any, ...]]:
@@ -639,6 +639,8 @@ def _compile_inplace(t: GoType) -> dict[str, tuple[Any, ...]]:
         if f.pointer:
             if k == "struct" and f.omitempty:
                 entry = (_IP_STRUCT_POINTER, ft)
+            elif k in _EXACT_TYPE and ft.name != "[]byte":  # (a non-nil pointer's value is kept, zero or not)
+                entry = (_IP_EXACT, _EXACT_TYPE[k], False, _field_encoder(f, True))
             else:
                 entry = (_IP_CALL, _field_encoder(f, True))
         elif k == "string" and f.omitempty and ft.name != "[]byte":
@@ -1049,16 +1051,7 @@ def _conv_struct_inplace(v: dict[str, Any], t: GoType, base: dict[str, Any] | No
             r = _OMIT  # not a field of the Go type: dropped
         else:
             code = p[0]
-            if code == _IP_EXACT:
-                if type(x) is p[1]:  # its own encoding: kept, or omitted when zero (omitempty)
-                    if x or not p[2]:
-                        continue
-                    r = _OMIT
-                else:
-                    r = p[3](x)
-                    if r is x:
-                        continue
-            elif code == _IP_STRING_OMITEMPTY:
+            if code == _IP_STRING_OMITEMPTY:
                 if type(x) is str:
                     if x:
                         continue
@@ -1067,6 +1060,15 @@ def _conv_struct_inplace(v: dict[str, Any], t: GoType, base: dict[str, Any] | No
                     r = _OMIT
                 else:
                     raise _bad(x, "string")
+            elif code == _IP_EXACT:
+                if type(x) is p[1]:  # its own encoding: kept, or omitted when zero (omitempty)
+                    if x or not p[2]:
+                        continue
+                    r = _OMIT
+                else:
+                    r = p[3](x)
+                    if r is x:
+                        continue
             elif base is not None and (type(x) is dict or type(x) is list) and base.get(k) is x:
                 continue  # encoded already (and not ours to convert in place)
             elif code in (_IP_STRUCT_VALUE, _IP_STRUCT_POINTER):
