@@ -624,6 +624,8 @@ _IP_STRUCT_VALUE = 1  # (code, type): a struct value (not omitzero): null is the
 _IP_STRUCT_POINTER = 2  # (code, type): a pointer to a struct with omitempty: null is omitted
 _IP_CONTAINER_OMITEMPTY = 3  # (code, encoder, list|dict, "slice"|"map", of plain strings): a slice or map with omitempty
 _IP_CALL = 4  # (code, encoder): anything else, through its in-place field encoder
+_IP_KEEP = 6  # (code, omitempty): a free-form value (``any``): kept as it is (null omitted with omitempty)
+_IP_TIME = 7  # (code, micro, omitzero): a ``metav1.Time`` value (not a pointer): kept when Go writes it so
 _IP_EXACT = 5  # (code, JSON type, omitempty, encoder): a string, int or bool, or a pointer to one (never omitempty)
 
 
@@ -649,6 +651,10 @@ def _compile_inplace(t: GoType) -> dict[str, tuple[Any, ...]]:
             entry = (_IP_EXACT, _EXACT_TYPE[k], f.omitempty, _field_encoder(f, True))
         elif k == "struct" and not f.omitzero:
             entry = (_IP_STRUCT_VALUE, ft)
+        elif k == "any" and ft.name != "[]byte":  # (free-form: an owned value is kept as it is)
+            entry = (_IP_KEEP, f.omitempty)
+        elif k == "time":
+            entry = (_IP_TIME, ft.micro, f.omitzero)
         elif k in ("slice", "map") and f.omitempty:
             strings = ft.elem is STRING and not ft.elem_pointer  # (a []string or map[string]string)
             entry = (_IP_CONTAINER_OMITEMPTY, _container_encoder(ft, True), list if k == "slice" else dict, k, strings)
@@ -1069,6 +1075,21 @@ def _conv_struct_inplace(v: dict[str, Any], t: GoType, base: dict[str, Any] | No
                     r = p[3](x)
                     if r is x:
                         continue
+            elif code == _IP_KEEP:
+                if x is not None or not p[1]:
+                    continue
+                r = _OMIT
+            elif code == _IP_TIME:
+                if x is None:
+                    if not p[2]:
+                        continue  # (null: the zero time, written null)
+                    r = _OMIT
+                else:
+                    r = _conv_time(x, p[1])
+                    if r == x:
+                        continue  # a time as Go writes it
+                    if r is None and p[2]:
+                        r = _OMIT  # (the zero time, omitzero)
             elif base is not None and (type(x) is dict or type(x) is list) and base.get(k) is x:
                 continue  # encoded already (and not ours to convert in place)
             elif code in (_IP_STRUCT_VALUE, _IP_STRUCT_POINTER):
