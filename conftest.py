@@ -6,6 +6,15 @@ under ``fixtures/`` a fixture file. When the package is only on the path (a
 source checkout that was not pip-installed), load the plugin from here so
 ``pytest`` still collects the fixtures.
 
+Where the environment asks for no bytecode beside the sources (``PYTHONDONTWRITEBYTECODE=1`` or
+``python -B``) and names no ``PYTHONPYCACHEPREFIX``, the run keeps its bytecode, and pytest its
+rewritten test modules, in a cache folder outside the checkout instead
+(``<user cache dir>/fakeapi/pycache``, as Python's own ``PYTHONPYCACHEPREFIX`` lays it out): without
+it every pytest process, each xdist worker included, compiled every module and rewrote every test
+module's asserts again, about 4 s of CPU per process. Python checks a cached file against its
+source's size and time as always, so an edit is compiled again; nothing is written to the checkout,
+and the processes that tests start keep the environment they are given.
+
 The project's own run checks, in every server it makes, that stored snapshots are
 never mutated (``FAKEAPI_CHECK_SNAPSHOTS``, see fakeapi/codec/snapshots.py): the write path
 shares what it does not change, and a mutation anywhere would corrupt history.
@@ -14,9 +23,16 @@ shares what it does not change, and a mutation anywhere would corrupt history.
 from __future__ import annotations
 
 import os
+import sys
 from importlib.metadata import entry_points
+from pathlib import Path
 
 os.environ.setdefault("FAKEAPI_CHECK_SNAPSHOTS", "1")
+
+if sys.dont_write_bytecode and not sys.pycache_prefix:
+    _cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    sys.pycache_prefix = str(Path(_cache) / "fakeapi" / "pycache")
+    sys.dont_write_bytecode = False
 
 if not any(ep.value == "fakeapi.harness.plugin" for ep in entry_points(group="pytest11")):
     pytest_plugins = ["fakeapi.harness.plugin"]
