@@ -27,6 +27,8 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
+import pytest
+
 os.environ.setdefault("FAKEAPI_CHECK_SNAPSHOTS", "1")
 
 if sys.dont_write_bytecode and not sys.pycache_prefix:
@@ -39,6 +41,17 @@ if not any(ep.value == "fakeapi.harness.plugin" for ep in entry_points(group="py
 # Likewise the `arc` bundle, which an install finds through its `fakeapi.bundles` entry point.
 if not any(ep.name == "arc" for ep in entry_points(group="fakeapi.bundles")):
     os.environ.setdefault("FAKEAPI_PLUGINS", "reconcilers.bundle")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """``pytest -n N`` without a ``--dist`` of its own distributes by work stealing (pytest-xdist's
+    ``worksteal``), not ``load``: a worker that runs out of tests takes half of another's, so the
+    run does not end with one worker still going through a queue of long tests while the other
+    idles. (Ahead of xdist's own hook, which would make an unset ``--dist`` ``load``.)"""
+    if config.pluginmanager.hasplugin("xdist") and config.getoption("numprocesses", None) \
+            and config.getoption("dist", "no") == "no":
+        config.option.dist = "worksteal"
 
 
 def pytest_runtest_teardown(item: object) -> None:
