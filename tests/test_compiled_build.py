@@ -112,14 +112,14 @@ FLAGS = {"FAKEAPI_MYPYC": "1", "FAKEAPI_MYPYC_OPT": "0"}  # (the semantics do no
 CHUNKS = 3
 
 
-def _trees(tmp_path: Path) -> tuple[Path, Path]:
-    """A pure copy of the checkout, and a compiled one (the build from the cache, made if missing)."""
-    pure = _copy(tmp_path / "pure")
+def _compiled(tmp_path: Path) -> Path:
+    """A compiled copy of the checkout: a pure copy, then the build's extensions from the cache
+    (built from that copy, which it leaves pure, when the cache has no build of these sources)."""
     compiled = _copy(tmp_path / "compiled")
-    build, _ = compiled_build(pure, lambda tree: _run(["setup.py", "-q", "build_ext", "--inplace"], tree, **FLAGS),
+    build, _ = compiled_build(compiled, lambda tree: _run(["setup.py", "-q", "build_ext", "--inplace"], tree, **FLAGS),
                               **FLAGS)
     install_build(build, compiled)
-    return pure, compiled
+    return compiled
 
 
 def _chunks() -> list[list[str]]:
@@ -142,7 +142,7 @@ def test_the_corpus_parts_are_the_whole_corpus() -> None:
 @pytest.mark.slow_first
 @needs_build
 def test_every_module_setup_py_names_is_compiled_and_none_in_the_pure_copy(tmp_path: Path) -> None:
-    pure, compiled = _trees(tmp_path)
+    pure, compiled = _copy(tmp_path / "pure"), _compiled(tmp_path)
     probe = "from fakeapi.buildinfo import compiled_modules, stale_modules; print(compiled_modules(), stale_modules())"
     out = _run(["-c", probe], compiled)
     assert out.returncode == 0, out.stderr
@@ -154,7 +154,7 @@ def test_every_module_setup_py_names_is_compiled_and_none_in_the_pure_copy(tmp_p
 @needs_build
 @pytest.mark.parametrize("part", range(CHUNKS), ids=lambda i: f"part{i + 1}of{CHUNKS}")
 def test_the_fixture_corpus_passes_on_the_compiled_build(part: int, tmp_path: Path) -> None:
-    _, compiled = _trees(tmp_path)
+    compiled = _compiled(tmp_path)
     names = _chunks()[part]
     fixtures = _run(["-m", "fakeapi.cli", "run", *names], compiled)
     assert fixtures.returncode == 0, fixtures.stdout[-5000:] + fixtures.stderr[-3000:]
@@ -164,7 +164,7 @@ def test_the_fixture_corpus_passes_on_the_compiled_build(part: int, tmp_path: Pa
 @pytest.mark.after_build
 @needs_build
 def test_the_unit_tests_pass_on_the_compiled_build(tmp_path: Path) -> None:
-    _, compiled = _trees(tmp_path)
+    compiled = _compiled(tmp_path)
     units = _run(["-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider", *UNIT_TESTS], compiled)
     assert units.returncode == 0, units.stdout[-5000:] + units.stderr[-3000:]
     assert " passed" in units.stdout and " failed" not in units.stdout
@@ -173,7 +173,7 @@ def test_the_unit_tests_pass_on_the_compiled_build(tmp_path: Path) -> None:
 @pytest.mark.after_build
 @needs_build
 def test_an_arc_lifecycle_is_the_same_on_the_compiled_build(tmp_path: Path) -> None:
-    pure, compiled = _trees(tmp_path)
+    pure, compiled = _copy(tmp_path / "pure"), _compiled(tmp_path)
     a, b = _run(["-c", LIFECYCLE], pure), _run(["-c", LIFECYCLE], compiled)
     assert a.returncode == 0 and b.returncode == 0, a.stderr[-3000:] + b.stderr[-3000:]
     assert len(a.stdout.splitlines()) > 400  # (the calls and the objects: something was compared)
