@@ -37,7 +37,9 @@ import math
 import re
 import sys
 import threading
-from typing import Any
+from typing import Any, NoReturn
+
+import orjson
 
 from fakeapi.machinery import errors
 
@@ -291,13 +293,47 @@ def check_body(value: Any, *, max_depth: int = MAX_DEPTH) -> int:
 
 
 def check_object(value: Any) -> None:
-    """:func:`check_body`, then the stored-object size: etcd's 500 ``etcdserver: request is too large``."""
+    """:func:`check_body`, then the stored-object size: etcd's 500 ``etcdserver: request is too large``.
+
+    Most bodies are settled at C speed by :func:`_plainly_fine`; the others (and every faulty one) take
+    the walk, which finds the first problem and its path.
+    """
+    if _plainly_fine(value):
+        return
     problem, chars = _scan(value, MAX_DEPTH)
     if problem is not None:
         raise errors.bad_request(str(problem))
     # (chars bounds the JSON from below; each counted unit is at most 24 bytes: a number, an escape)
     if chars > MAX_OBJECT_BYTES or (chars * 24 >= MAX_OBJECT_BYTES and encoded_size(value) > MAX_OBJECT_BYTES):
         raise errors.internal(OBJECT_TOO_LARGE)
+
+
+#: orjson hands every subclass of a builtin type, every dataclass and every date or time to ``default``
+#: (:func:`_refuse`), instead of serialising them: the walk decides about those.
+_PASSTHROUGH = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+
+
+def _refuse(value: Any) -> NoReturn:
+    raise TypeError
+
+
+def _plainly_fine(value: Any) -> bool:
+    """Is ``value`` certainly a JSON value :func:`check_object` accepts, without walking it in Python?
+
+    True when orjson serialises it (dicts with ``str`` keys, lists, tuples, valid ``str``, ints within 64 bits,
+    floats, bools, None; a few other types it writes in its own way), the serialised text read back equals
+    ``value`` (so it held only dicts, lists, ``str``, ints, finite floats, bools and None: a tuple, NaN, an
+    infinity, a UUID or an enum member read back as something else), it has fewer brackets than
+    :data:`ROOM_FROM` (so it nests less deep than that: :func:`_scan` would not call :func:`ensure_room`),
+    and it is under half of :data:`MAX_OBJECT_BYTES` (the exact size is at most twice orjson's: only a float
+    can take more characters in Python's ``json``, two at most). False means: walk it.
+    """
+    try:
+        data = orjson.dumps(value, default=_refuse, option=_PASSTHROUGH)
+    except TypeError:  # (orjson.JSONEncodeError is one)
+        return False
+    return (len(data) * 2 < MAX_OBJECT_BYTES and data.count(b"{") + data.count(b"[") < ROOM_FROM
+            and orjson.loads(data) == value)
 
 
 def check_patched(result: Any, base: Any, patch_chars: int) -> None:
