@@ -39,145 +39,65 @@ if TYPE_CHECKING:
 #: A held notification: (event type, kind, object, old object).
 Note = tuple[str, "Kind", dict[str, Any], "dict[str, Any] | None"]
 
-#: A save point's generator state when it is captured at the first draw (most requests draw nothing).
-LAZY = None
-
-
-@dataclass(frozen=True, slots=True)
-class _Position:
-    """A nested save point's generator state: the position of a :class:`JournaledRandom` (armed)."""
-
-    at: int
+#: Words a :class:`JournaledRandom` may draw past its checkpoint before an outermost request takes a new one.
+CHECKPOINT_WORDS = 16384
 
 
 class JournaledRandom(random.Random):
-    """``random.Random`` (the same sequence) that can go back to where it was at the first draw since :meth:`arm`.
+    """``random.Random`` (the same sequence) whose position can be marked and rewound cheaply.
 
-    Copying the Mersenne Twister's state (``getstate``: 625 integers) costs more than a small
-    request, and every create draws (uids, generated names, allocated IPs). So the generator's
-    32-bit words are drawn ahead, a block at a time, and handed out in order: each draw method
-    builds its value from them as ``random.Random`` builds it from the generator's words
-    (``getrandbits``: least significant word first; ``random``: 27 and 26 bits of two words), so
-    the sequence is the same. Going back is moving the position in the block: while armed,
-    words already handed out are kept. :meth:`getstate` is the generator's state as of the
-    words handed out (the block's start replayed), so a state compares as it would without
-    the block.
+    Copying the Mersenne Twister's state (``getstate``: a tuple of 625 ints) costs twice a small
+    request's JSON round trip, and most requests draw nothing (only creates draw uids and names). So
+    a save point keeps a mark instead: how many 32-bit words the generator has drawn (``getrandbits(k)``
+    draws ``ceil(k / 32)``, ``random()`` two) and ``gauss_next``. Rewinding to a mark puts back the
+    state kept at a checkpoint and draws the words since then again: the generator is where it was,
+    its state equal to the one it had (rare: only a request that fails after a draw rewinds).
     """
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
-        self.armed = False
-        #: The position of the first draw since :meth:`arm` (None: none yet, or not armed).
-        self.saved: Any = None
 
     def seed(self, a: Any = None, version: int = 2) -> None:
-        """As ``random.Random.seed`` (the words drawn ahead dropped)."""
+        """As ``random.Random.seed``; the generator's checkpoint is taken anew."""
         super().seed(a, version)
-        self._reset()
-
-    def _reset(self) -> None:
-        #: The words drawn ahead of their use, and where the next one is.
-        self._words: list[int] = []
-        self._pos = 0
-        #: The generator's state ``_dropped`` words before ``_words[0]`` (None: made at the next block).
-        self._base: Any = None
-        self._dropped = 0
-
-    def arm(self) -> None:
-        """Start watching: the position of the next draw is kept in :attr:`saved`."""
-        self.armed = True
-        self.saved = None
-
-    def disarm(self) -> None:
-        """Stop watching (the outermost request ended)."""
-        self.armed = False
-        self.saved = None
-
-    def position(self) -> int:
-        """Where the next word comes from (a position :meth:`rewind` can go back to while armed)."""
-        return self._pos
-
-    def rewind(self, position: int) -> None:
-        """Go back to ``position`` (taken while armed): the words from there on are handed out again."""
-        self._pos = position
-
-    def _refill(self, need: int = 1) -> None:
-        """Draw blocks until ``need`` words are ahead; the words handed out are dropped first, unless a
-        request that drew is under way (it may go back to them)."""
-        if self.saved is None and self._pos:
-            if self._pos == len(self._words):  # (every word handed out: the next block starts afresh)
-                self._words, self._base, self._dropped = [], None, 0
-            else:
-                self._dropped += self._pos
-                del self._words[:self._pos]
-            self._pos = 0
-        if self._base is None:
-            self._base = super().getstate()
-        draw = super().getrandbits
-        while len(self._words) - self._pos < need:
-            self._words.extend([draw(32) for _ in range(_BLOCK)])
-
-    def getrandbits(self, k: int) -> int:
-        """As ``random.Random.getrandbits``: ``k`` bits, from ``ceil(k / 32)`` words."""
-        if self.armed and self.saved is None:
-            self.saved = self._pos
-        if k <= 32:
-            if k < 0:
-                raise ValueError("number of bits must be non-negative")
-            if k == 0:
-                return 0
-            if self._pos == len(self._words):
-                self._refill()
-            w = self._words[self._pos]
-            self._pos += 1
-            return w >> (32 - k)
-        n = (k - 1) // 32 + 1
-        if self._pos + n > len(self._words):
-            self._refill(n)
-        words = self._words[self._pos:self._pos + n]
-        self._pos += n
-        out = 0
-        for i, w in enumerate(words):
-            if k < 32:
-                w >>= 32 - k  # (the last word's least significant bits dropped)
-            out |= w << (32 * i)
-            k -= 32
-        return out
-
-    def random(self) -> float:
-        """As ``random.Random.random``: 53 bits from two words."""
-        if self.armed and self.saved is None:
-            self.saved = self._pos
-        if self._pos + 2 > len(self._words):
-            self._refill(2)
-        a = self._words[self._pos] >> 5
-        b = self._words[self._pos + 1] >> 6
-        self._pos += 2
-        return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0)
-
-    def getstate(self) -> Any:
-        """As ``random.Random.getstate``: the state after the words handed out (not those drawn ahead)."""
-        if self._base is None or self._pos == len(self._words):
-            return super().getstate()
-        replay = random.Random()
-        replay.setstate(self._base)
-        for _ in range(self._dropped):
-            replay.getrandbits(32)
-        if self._dropped:  # (replayed once: the base moves to the block's start)
-            self._base, self._dropped = replay.getstate(), 0
-        for _ in range(self._pos):
-            replay.getrandbits(32)
-        state = replay.getstate()
-        return (state[0], state[1], getattr(self, "gauss_next", None))  # (gauss's cached value, as getstate gives it)
+        self.drawn = 0
+        self._checkpoint = (random.Random.getstate(self), 0)
 
     def setstate(self, state: Any) -> None:
-        """As ``random.Random.setstate`` (the words drawn ahead dropped)."""
+        """As ``random.Random.setstate``; the generator's checkpoint is taken anew."""
         super().setstate(state)
-        self._reset()
+        self._checkpoint = (random.Random.getstate(self), self.drawn)
 
+    def getrandbits(self, k: int) -> int:
+        """As ``random.Random.getrandbits`` (its words counted)."""
+        bits = super().getrandbits(k)
+        if k > 0:
+            self.drawn += (k - 1) // 32 + 1
+        return bits
 
-#: Words a :class:`JournaledRandom` draws at a time (one state copy per block).
-_BLOCK = 256
+    def random(self) -> float:
+        """As ``random.Random.random`` (its two words counted)."""
+        x = super().random()
+        self.drawn += 2
+        return x
+
+    def mark(self, checkpoint: bool = False) -> tuple[int, Any]:
+        """Where the generator is, to :meth:`rewind` to. ``checkpoint``: no earlier mark is in use (an
+        outermost request begins): a new checkpoint is taken when the old one is far behind."""
+        if checkpoint and self.drawn - self._checkpoint[1] > CHECKPOINT_WORDS:
+            self._checkpoint = (random.Random.getstate(self), self.drawn)
+        return self.drawn, self.gauss_next
+
+    def rewind(self, mark: tuple[int, Any]) -> None:
+        """Put the generator back where it was at ``mark`` (a no-op when it has drawn nothing since)."""
+        drawn, gauss_next = mark
+        if drawn != self.drawn:
+            state, at = self._checkpoint
+            random.Random.setstate(self, state)
+            if drawn > at:
+                super().getrandbits(32 * (drawn - at))  # (the words drawn between the checkpoint and the mark)
+            self.drawn = drawn
+        self.gauss_next = gauss_next
 
 
 @dataclass(slots=True)
@@ -212,19 +132,11 @@ def begin(journal: Journal | None, rv: int, resource_version: int, rng: random.R
     (``parent``: the save point of the request it is nested in).
 
     The kinds and tables are kept when a change to them is near (:func:`save_registry`). The
-    generator's state is kept lazily (:class:`JournaledRandom`) where it can be.
+    generator's position is marked (:class:`JournaledRandom`) where it can be, else its state kept.
     """
     outermost = journal is None
     j = Journal() if journal is None else journal
-    state: Any
-    if isinstance(rng, JournaledRandom) and (outermost or rng.saved is None):
-        if outermost:
-            rng.arm()
-        state = LAZY  # (no draw yet in this journal: the position kept at the first one is this one's)
-    elif isinstance(rng, JournaledRandom) and rng.armed:
-        state = _Position(rng.position())
-    else:
-        state = rng.getstate()
+    state = rng.mark(outermost) if type(rng) is JournaledRandom else rng.getstate()
     return Savepoint(j, outermost, rv, resource_version, state, len(j.undo), len(j.notes), None, parent)
 
 
@@ -290,16 +202,8 @@ def rollback(sp: Savepoint, kinds: KindRegistry, store: Store) -> None:
 
 def restore_rng(sp: Savepoint, rng: random.Random) -> None:
     """Put the random generator back where the request found it."""
-    if isinstance(sp.rng_state, _Position) and isinstance(rng, JournaledRandom):
-        rng.rewind(sp.rng_state.at)
-    elif sp.rng_state is not LAZY:
+    if type(rng) is JournaledRandom:
+        rng.rewind(sp.rng_state)
+    else:
         rng.setstate(sp.rng_state)
-    elif isinstance(rng, JournaledRandom) and rng.saved is not None:
-        rng.rewind(rng.saved)
-        rng.saved = None
 
-
-def end(sp: Savepoint, rng: random.Random) -> None:
-    """The request of ``sp`` is over (succeeded, or rolled back): the outermost one stops the watch."""
-    if sp.outermost and isinstance(rng, JournaledRandom):
-        rng.disarm()
