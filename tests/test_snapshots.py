@@ -124,7 +124,12 @@ def test_guard_serialises_a_shared_part_once_per_check(api: APIServer, monkeypat
     spec = _stored(api)["spec"]
     seen: list[int] = []
     original = snapshots.fingerprint
-    monkeypatch.setattr(snapshots, "fingerprint", lambda v: (seen.append(id(v)), original(v))[1])
+
+    def counting(v: Any) -> bytes:
+        seen.append(id(v))
+        return original(v)
+
+    monkeypatch.setattr(snapshots, "fingerprint", counting)
     api.snapshot_guard.check_all()  # type: ignore[union-attr]
     assert seen.count(id(spec)) == 1
     seen.clear()
