@@ -14,7 +14,9 @@ name; each tag becomes a marker (``-`` turned into ``_``; every item also
 carries the ``fakeapi`` marker). A case with ``robustness`` also yields one
 item per controller write, ``<case>[crash@k]`` / ``<case>[conflict@k]``,
 planned at collection time by running the plain case once (see
-:mod:`fakeapi.harness.robustness`), so ``pytest -n auto`` spreads them.
+:mod:`fakeapi.harness.robustness`), so ``pytest -n auto`` spreads them; when
+that run passed, the plain item takes its verdict rather than running the
+case again.
 
 A broken file is a collection error naming file, line, what is wrong and the
 nearest valid key, without a Python traceback. A failed case shows every
@@ -47,7 +49,7 @@ import pytest
 from fakeapi.harness.loader import Case, LoadError, load_file
 from fakeapi.harness.record import RECORD_MODES, record_file, recorded_expectations, refusal
 from fakeapi.harness.report import render_failure
-from fakeapi.harness.robustness import plan_variants
+from fakeapi.harness.robustness import plan_for_collection, take_plain
 from fakeapi.harness.runner import DEFAULT_BUDGET, Variant, run_case
 
 INI_FIXTURES = "fakeapi_fixtures"
@@ -223,7 +225,7 @@ class FixtureFile(pytest.File):
         for case in cases:
             yield self._item(case, None)
             if variants and case.robustness:
-                plan = plan_variants(case, budget=budget)
+                plan = plan_for_collection(case, budget=budget)
                 for v in plan.variants:
                     yield self._item(case, v)
                 if plan.error:
@@ -262,8 +264,12 @@ class FixtureItem(pytest.Item):
         config = self.config
         record = config.getoption("--fakeapi-record")
         report_dir = config.getoption("--fakeapi-report")
-        result = run_case(self.case, self.variant, budget=config.getoption("--fakeapi-budget"),
-                          record_objects=bool(report_dir))
+        budget = config.getoption("--fakeapi-budget")
+        result = None
+        if self.variant is None and not record and not report_dir:
+            result = take_plain(self.case, budget)  # (this process ran it, checked, to plan its variants)
+        if result is None:
+            result = run_case(self.case, self.variant, budget=budget, record_objects=bool(report_dir))
         tail = config.getoption("--fakeapi-trace-tail")
         noise = config.getoption("--fakeapi-show-noise")
         page = ""
