@@ -300,7 +300,7 @@ def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: Typ
     """
     ignored = _ignored(subresource, status_subresource)
     config_set = fp.canonical(_strip(to_field_set(config, t, closed=closed), ignored))
-    merged = merge(live, config, t)
+    merged = merge(live, config, t, checked=True)  # (config walked by to_field_set just above)
     me = ManagerEntry(manager, APPLY, api_version, config_set, None, subresource)
     last = managed.get(me.key)
     managers: Managed = {k: e for k, e in managed.items() if k != me.key}

@@ -695,11 +695,18 @@ def _union_keys(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 # --- Merge ----------------------------------------------------------------------------
 
 
-def merge(live: Any, config: Any, t: TypeNode) -> Any:
+def merge(live: Any, config: Any, t: TypeNode, *, checked: bool = False) -> Any:
     """``config`` merged into ``live`` (``TypedValue.Merge``): config's leaves win, maps and keyed
-    lists merge item by item, shared list items keep the config's order."""
+    lists merge item by item, shared list items keep the config's order.
+
+    The result shares with ``live`` every subtree the configuration leaves as it is (the very same
+    objects, the whole of ``live`` when nothing changes), and may share the configuration's values:
+    neither is to be changed in place. ``checked``: :func:`to_field_set` walked ``config`` without
+    error (no keyed list of it has a duplicate or keyless item), so a subtree with the same JSON on
+    both sides merges to the live one without a walk (nothing in it to report either).
+    """
     errors: list[tuple[str, str]] = []
-    out = _merge(live, config, t, (), errors)
+    out = (_merge_checked if checked else _merge)(live, config, t, (), errors)
     if errors:
         raise TypedError(errors)
     return out
@@ -718,20 +725,78 @@ def _merge(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple[str, st
     if lv_t is not None and t.shape != SCALAR and lv_t is not type(rv):
         return rv  # a deduced value changed shape, or a null: the config's wins
     if _leaf_here(t, lv, rv):
+        # (the config's value; the live one when it is the same JSON, so that the subtree stays shared)
+        return lv if lv_t is type(rv) and lv == rv and same_json(lv, rv) else rv
+    return _merge_node(lv, rv, t, path, errors, _merge)
+
+
+def _merge_checked(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]]) -> Any:
+    """:func:`_merge` of a configuration :func:`to_field_set` checked: equal subtrees are not walked."""
+    if rv is MISSING:
+        return lv
+    if lv is MISSING:
+        lv_t = None
+    else:
+        lv_t = type(lv)
+        if lv_t is type(rv) and lv == rv and ((lv_t is not dict and lv_t is not list) or same_json(lv, rv)):
+            return lv  # (what a walk would build: the same JSON as ``lv``, and no error in it)
+    t = _deduce(t, rv)
+    if rv is None and not t.leaf and lv_t in (dict, list) and lv:
+        return lv
+    if lv_t is not None and t.shape != SCALAR and lv_t is not type(rv):
         return rv
+    if _leaf_here(t, lv, rv):
+        return rv  # (not the same JSON as ``lv``: checked above)
+    return _merge_node(lv, rv, t, path, errors, _merge_checked)
+
+
+def _merge_node(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]], step: Any) -> Any:
+    """A granular map or list merged, children by ``step``; ``lv`` itself when every child is its own."""
     if t.shape == MAP:
         lm = lv if type(lv) is dict else {}
         out: dict[str, Any] = {}
+        same = type(lv) is dict
         for key in _union_keys(lm, rv):
             ct, _ = t.child(key)
-            v = _merge(lm.get(key, MISSING), rv.get(key, MISSING), ct, _sub(path, "f:" + key), errors)
+            lk = lm.get(key, MISSING)
+            v = step(lk, rv.get(key, MISSING), ct, _sub(path, "f:" + key), errors)
+            if v is not lk:
+                same = False
             if v is not MISSING:
                 out[key] = v
-        return out
-    return _merge_list(lv if type(lv) is list else [], rv, t, path, errors)
+        return lv if same else out
+    lhs = lv if type(lv) is list else []
+    items = _merge_list(lhs, rv, t, path, errors, step)
+    if lhs is lv and len(items) == len(lhs) and all(a is b for a, b in zip(items, lhs)):
+        return lv
+    return items
 
 
-def _merge_list(lhs: list[Any], rhs: list[Any], t: TypeNode, path: Path, errors: list[tuple[str, str]]) -> list[Any]:
+def same_json(a: Any, b: Any) -> bool:
+    """Do two values Python finds equal (``a == b``) have the same JSON? ``1 == 1.0 == True``, and
+    dicts are equal whatever their keys' order, but their JSON differs."""
+    ta = type(a)
+    if ta is not dict and ta is not list:
+        return ta is type(b)
+    try:
+        return orjson.dumps(a) == orjson.dumps(b)
+    except (orjson.JSONEncodeError, TypeError):  # (what orjson cannot carry: an int past 64 bits)
+        return _same_json_walk(a, b)
+
+
+def _same_json_walk(a: Any, b: Any) -> bool:
+    ta = type(a)
+    if ta is not type(b):
+        return False
+    if ta is dict:
+        return all(ka == kb and _same_json_walk(va, vb) for (ka, va), (kb, vb) in zip(a.items(), b.items()))
+    if ta is list:
+        return all(_same_json_walk(x, y) for x, y in zip(a, b))
+    return True
+
+
+def _merge_list(lhs: list[Any], rhs: list[Any], t: TypeNode, path: Path, errors: list[tuple[str, str]],
+                step: Any = _merge) -> list[Any]:
     """``visitListItems`` of merge.go: live-only items stay where they were, shared items follow the config."""
     it = t.item()
     r_order, r_items = _ordered(t, rhs, path, errors)
@@ -745,7 +810,7 @@ def _merge_list(lhs: list[Any], rhs: list[Any], t: TypeNode, path: Path, errors:
         if li < len(l_order) and ri < len(r_order):
             pe = l_order[li]
             if pe == r_order[ri]:
-                out.append(_merge(l_items[pe], r_items[pe], it, _sub(path, pe), errors))
+                out.append(step(l_items[pe], r_items[pe], it, _sub(path, pe), errors))
                 li += 1
                 ri += 1
                 si += 1
@@ -762,7 +827,7 @@ def _merge_list(lhs: list[Any], rhs: list[Any], t: TypeNode, path: Path, errors:
                 continue
         if ri < len(r_order):
             pe = r_order[ri]
-            out.append(_merge(l_items.get(pe, MISSING), r_items[pe], it, _sub(path, pe), errors))
+            out.append(step(l_items.get(pe, MISSING), r_items[pe], it, _sub(path, pe), errors))
             ri += 1
             if next_shared is not None and next_shared == pe:
                 si += 1

@@ -204,7 +204,7 @@ class PatchVerb(UpdateVerb):
             where = f"{ns}/{name}" if ns else f"/{name}"
             group = f"{k.group}/{k.version}" if k.group else f"/{k.version}"
             raise errors.internal(f"failed to create typed patch object ({where}; {group}, Kind={k.kind}): {err}") from err
-        merged = applied.obj
+        merged = applied.obj  # (shares what the configuration left as it was with ``live``: never changed in place)
         if e is not None and live is e.obj:
             # (every value of the merge is the stored object's, checked when stored, or the configuration's
             # at the same path, checked above, and nothing else: only the size is left to measure)
@@ -212,15 +212,22 @@ class PatchVerb(UpdateVerb):
                 raise errors.internal(bodycheck.OBJECT_TOO_LARGE)
         else:
             bodycheck.check_object(merged)  # (issue 24: the merged object's size)
-        mmeta = merged.setdefault("metadata", {})
-        mmeta["name"] = name
+        if merged is live:
+            merged = dict(live)
+        mmeta = mapping(merged.get("metadata"))
+        if mmeta.get("name") != name:
+            merged["metadata"] = mmeta = {**mmeta, "name": name}
+        elif "metadata" not in merged:
+            merged["metadata"] = mmeta
         if e is None:
             if k.namespaced:
                 mmeta.setdefault("namespace", ns)
             return self._create(k, merged, ns or None, field_validation, dry_run, False, manager=manager,
                                 applied=applied.managed)
-        check_go_decodes(k, merged)  # (issue 24: as the create path: a 400, not a crash in validation)
-        decoded = self._decode(k, merged, field_validation, copy=True)
+        # (issue 24: as the create path: a 400, not a crash in validation; what the merge shares with the
+        # stored object decodes: only the rest is walked)
+        check_go_decodes(k, merged, base=live)
+        decoded = self._decode(k, merged, field_validation, shared=True, base=live)
         dmeta = decoded["metadata"]
         dmeta["name"] = name
         if k.namespaced:
