@@ -789,3 +789,19 @@ def test_a_reapply_that_grows_the_object_past_etcds_limit_is_refused() -> None:
     assert api.get("ConfigMap", "big", namespace=NS) == first
     again = api.patch("ConfigMap", "big", cm(a="z" * 800_000), namespace=NS, patch_type="apply", field_manager="one")
     assert again["data"] == {"a": "z" * 800_000}
+
+
+@pytest.mark.parametrize("value", [
+    {"data": {"a": "x" * 100}},
+    {"data": {"a": "x" * 196_000}},  # (just past the fast answer's bound: measured the slow way)
+    {"data": {"a": "é\n\"" * 500_000}},  # (escapes and multi-byte characters: over the limit)
+    {"floats": [1e-7, 1e16, 0.5] * 70_000},  # (Go writes these floats longer than orjson does)
+    {"big": [10**30] * 10},  # (past orjson's ints: the slow way)
+], ids=["small", "near-the-bound", "escapes", "floats", "big-ints"])
+def test_the_merged_objects_size_check_answers_as_the_body_check(value: dict[str, Any]) -> None:
+    """An apply's size check of the merged object (orjson's length first, the body check's measure
+    when that cannot settle it) answers as :func:`bodycheck.too_large`."""
+    from fakeapi.machinery import bodycheck
+    from fakeapi.server.patch import _too_large
+
+    assert _too_large(value) == bodycheck.too_large(value)

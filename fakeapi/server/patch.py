@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from fakeapi.codec.snapshots import NotGoEncoded
 from fakeapi.machinery import bodycheck, errors, fieldmanager  # (bodycheck: issue 24)
 from fakeapi.machinery.errors import ApiError, Cause
@@ -208,7 +210,7 @@ class PatchVerb(UpdateVerb):
         if e is not None and live is e.obj:
             # (every value of the merge is the stored object's, checked when stored, or the configuration's
             # at the same path, checked above, and nothing else: only the size is left to measure)
-            if bodycheck.too_large(merged):
+            if _too_large(merged):
                 raise errors.internal(bodycheck.OBJECT_TOO_LARGE)
         else:
             bodycheck.check_object(merged)  # (issue 24: the merged object's size)
@@ -233,3 +235,14 @@ class PatchVerb(UpdateVerb):
         if k.namespaced:
             dmeta["namespace"] = self._namespace_for(k, dmeta.get("namespace"), ns)
         return self._update_entry(k, e, decoded, sub, dry_run, patch=True, manager=manager, applied=applied.managed)
+
+
+def _too_large(obj: dict[str, Any]) -> bool:
+    """:func:`bodycheck.too_large` of a merged object, answered first from its JSON as orjson writes it
+    (C speed): that differs from Go's compact JSON only in how a float is written, at least 3 bytes
+    against at most 24, so a JSON under an eighth of the limit proves the object is not too large."""
+    try:
+        size = len(orjson.dumps(obj))
+    except (orjson.JSONEncodeError, TypeError):  # (what orjson cannot carry: an int past 64 bits)
+        return bodycheck.too_large(obj)
+    return size * 8 >= bodycheck.MAX_OBJECT_BYTES and bodycheck.too_large(obj)
