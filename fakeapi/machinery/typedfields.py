@@ -288,17 +288,42 @@ def _sub(path: Path, pe: str) -> Path:
 # --- ToFieldSet -----------------------------------------------------------------------
 
 
-def to_field_set(obj: Any, t: TypeNode, *, closed: bool = False) -> FieldSet:
+def to_field_set(obj: Any, t: TypeNode, *, closed: bool = False, memo: ApplyMemo | None = None) -> FieldSet:
     """The paths a value sets (``TypedValue.ToFieldSet``); raises TypedError on an invalid list.
 
     ``closed``: a key a struct does not declare is an error (``field not declared in schema``), as
     for the Go types of built-in kinds; otherwise it is read as deduced (custom resources are pruned).
+    ``memo``: the sets of top-level fields but metadata, by content (a configuration applied again).
     """
     errors: list[tuple[str, str]] = []
-    out = _to_set(obj, t, (), errors, closed)
+    if memo is None or type(obj) is not dict or t.shape != MAP or t.leaf:
+        out = _to_set(obj, t, (), errors, closed)
+    else:
+        out = {}
+        for key, val in obj.items():
+            mkey: tuple[int, bool, str, bytes] | None = None
+            if key != "metadata" and (type(val) is dict or type(val) is list):
+                content = _content(val)
+                if content is not None:
+                    mkey = (id(t), closed, key, content)
+                    hit = memo.sets.get(mkey)
+                    if hit is not None:
+                        if hit is not _NO_NODE:
+                            out["f:" + key] = hit
+                        continue
+            before = len(errors)
+            node = _to_set_field(key, val, t, (), errors, closed)
+            if node is not None:
+                out["f:" + key] = node
+            if mkey is not None and len(errors) == before:
+                memo.put(memo.sets, mkey, _NO_NODE if node is None else node)
     if errors:
         raise TypedError(errors)
     return out
+
+
+#: A memo's record of a field with no node in the set.
+_NO_NODE: FieldSet = {"": {}}
 
 
 def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]], closed: bool = False) -> FieldSet:
@@ -316,17 +341,9 @@ def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]], clos
                 errors.append((_render(path), shape_problem(MAP, v)))
             return fp.EMPTY
         for key, val in v.items():
-            ct, declared = t.child(key)
-            pe = "f:" + key
-            if closed and not declared and t.props and t.elem is None and not t.open:
-                errors.append((_render(_sub(path, pe)), "field not declared in schema"))
-                continue
-            kids = _to_set(val, ct, _sub(path, pe), errors, closed)
-            member = (not declared or val is None or (type(val) is dict and not val)
-                      or _deduce(ct, val).leaf)
-            node = fp._join(member, kids)
+            node = _to_set_field(key, val, t, path, errors, closed)
             if node is not None:
-                out[pe] = node
+                out["f:" + key] = node
         return out
     if closed and v is not None and type(v) is not list:
         errors.append((_render(path), shape_problem(LIST, v)))
@@ -335,6 +352,42 @@ def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]], clos
     for pe, item in _keyed_items(t, v, path, errors):  # (each item walked before the next is keyed)
         out[pe] = fp._join(True, _to_set(item, it, _sub(path, pe), errors, closed))
     return out
+
+
+def _to_set_field(key: str, val: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]],
+                  closed: bool) -> FieldSet | None:
+    """The node of one key of a map (None: the key adds nothing to the set)."""
+    ct, declared = t.child(key)
+    pe = "f:" + key
+    if closed and not declared and t.props and t.elem is None and not t.open:
+        errors.append((_render(_sub(path, pe)), "field not declared in schema"))
+        return None
+    kids = _to_set(val, ct, _sub(path, pe), errors, closed)
+    member = (not declared or val is None or (type(val) is dict and not val) or _deduce(ct, val).leaf)
+    return fp._join(member, kids)
+
+
+class ApplyMemo:
+    """A server's memo of what applies compute from a configuration's top-level fields but metadata:
+    their field sets by content (:func:`to_field_set`), and their merges by content and the live
+    value they were merged into (:func:`merge`; a hit needs that very object: stored values are never
+    changed, and the memo keeps them alive; only merges that are the live value itself are kept, as
+    they hold nothing of a caller's). At most ``size`` of each, the oldest dropped first.
+    A configuration applied again, unchanged but for its metadata, is then neither walked nor merged.
+    """
+
+    __slots__ = ("merges", "sets", "size")
+
+    def __init__(self, size: int = 256) -> None:
+        self.sets: dict[tuple[int, bool, str, bytes], FieldSet] = {}
+        self.merges: dict[tuple[int, str, bytes], tuple[Any, Any]] = {}
+        self.size = size
+
+    def put(self, table: dict[Any, Any], key: Any, value: Any) -> None:
+        """Record ``value`` for ``key`` in one of the memo's tables, dropping the oldest entry when full."""
+        if len(table) >= self.size:
+            del table[next(iter(table))]
+        table[key] = value
 
 
 # --- Compare --------------------------------------------------------------------------
@@ -695,7 +748,7 @@ def _union_keys(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 # --- Merge ----------------------------------------------------------------------------
 
 
-def merge(live: Any, config: Any, t: TypeNode, *, checked: bool = False) -> Any:
+def merge(live: Any, config: Any, t: TypeNode, *, checked: bool = False, memo: ApplyMemo | None = None) -> Any:
     """``config`` merged into ``live`` (``TypedValue.Merge``): config's leaves win, maps and keyed
     lists merge item by item, shared list items keep the config's order.
 
@@ -704,12 +757,48 @@ def merge(live: Any, config: Any, t: TypeNode, *, checked: bool = False) -> Any:
     neither is to be changed in place. ``checked``: :func:`to_field_set` walked ``config`` without
     error (no keyed list of it has a duplicate or keyless item), so a subtree with the same JSON on
     both sides merges to the live one without a walk (nothing in it to report either).
+    ``memo`` (with ``checked``): the merges of top-level fields but metadata (see :class:`ApplyMemo`).
     """
     errors: list[tuple[str, str]] = []
-    out = (_merge_checked if checked else _merge)(live, config, t, (), errors)
+    if memo is not None and checked and type(live) is dict and type(config) is dict and t.shape == MAP and not t.leaf:
+        out = _merge_root(live, config, t, errors, memo)
+    else:
+        out = (_merge_checked if checked else _merge)(live, config, t, (), errors)
     if errors:
         raise TypedError(errors)
     return out
+
+
+def _merge_root(lv: dict[str, Any], rv: dict[str, Any], t: TypeNode, errors: list[tuple[str, str]],
+                memo: ApplyMemo) -> Any:
+    """:func:`_merge_checked` of two objects, each top-level field's merge looked up in ``memo`` first."""
+    if lv == rv and same_json(lv, rv):
+        return lv
+    out: dict[str, Any] = {}
+    same = True
+    for key in _union_keys(lv, rv):
+        lk = lv.get(key, MISSING)
+        rk = rv.get(key, MISSING)
+        mkey: tuple[int, str, bytes] | None = None
+        if (key != "metadata" and rk is not MISSING and (type(rk) is dict or type(rk) is list)
+                and (type(lk) is dict or type(lk) is list)):
+            content = _content(rk)
+            if content is not None:
+                mkey = (id(t), key, content)
+        hit = memo.merges.get(mkey) if mkey is not None else None
+        if hit is not None and hit[0] is lk:
+            v = hit[1]
+        else:
+            before = len(errors)
+            ct, _ = t.child(key)
+            v = _merge_checked(lk, rk, ct, _sub((), "f:" + key), errors)
+            if mkey is not None and v is lk and len(errors) == before:  # (only what holds no value of the
+                memo.put(memo.merges, mkey, (lk, v))  # configuration's: its caller may change it later)
+        if v is not lk:
+            same = False
+        if v is not MISSING:
+            out[key] = v
+    return lv if same else out
 
 
 def _merge(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]]) -> Any:

@@ -16,7 +16,7 @@ from fakeapi.codec.snapshots import NotGoEncoded
 from fakeapi.machinery import bodycheck, errors, fieldmanager  # (bodycheck: issue 24)
 from fakeapi.machinery.errors import ApiError, Cause
 from fakeapi.machinery.jsonutil import normalize_numbers
-from fakeapi.machinery.typedfields import TypedError, root_type
+from fakeapi.machinery.typedfields import ApplyMemo, TypedError, root_type
 from fakeapi.registry.kinds import Kind
 from fakeapi.server.decoding import check_go_decodes, check_patched_go_decodes, patch_invalid
 from fakeapi.server.pipeline import Outcome, mapping, patches_module
@@ -43,6 +43,8 @@ class PatchVerb(UpdateVerb):
     #: Prune on every re-apply, as upstream does, even when it cannot remove anything (the reference
     #: computation of tests/test_managed_fields_corpus.py; the server skips that prune).
     _eager_prune: bool = False
+    #: What applies compute from a configuration's top-level fields, by content (set by the server).
+    _apply_memo: ApplyMemo | None = None
 
     def patch(
         self,
@@ -199,7 +201,7 @@ class PatchVerb(UpdateVerb):
                                          api_version=k.api_version, subresource=sub,
                                          status_subresource=k.status_subresource, force=force,
                                          now=self.clock.timestamp(), closed=k.builtin,
-                                         eager_prune=self._eager_prune)
+                                         eager_prune=self._eager_prune, memo=self._apply_memo)
         except fieldmanager.ApplyConflict as err:
             raise fieldmanager.conflict_error(err) from err
         except TypedError as err:
