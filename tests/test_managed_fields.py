@@ -805,3 +805,47 @@ def test_the_merged_objects_size_check_answers_as_the_body_check(value: dict[str
     from fakeapi.server.patch import _too_large
 
     assert _too_large(value) == bodycheck.too_large(value)
+
+
+def test_the_apply_memo_answers_as_a_server_without_it() -> None:
+    """The field sets and merges an apply takes from the server's memo (a configuration's top-level
+    fields seen before) answer as computing them afresh, through conflicts, forced applies, other
+    managers' writes and a configuration its caller changes in place after applying it."""
+    def run(memo: bool) -> list[Any]:
+        api = APIServer()
+        if not memo:
+            api._apply_memo = None
+        out: list[Any] = []
+
+        def step(call: Any) -> None:
+            try:
+                out.append(call())
+            except ApiError as err:
+                out.append((err.code, err.status))
+
+        config = deployment_config()
+        for i in range(3):
+            step(lambda: api.patch("Deployment", "d", copy.deepcopy(config), namespace=NS, patch_type="apply",
+                                   field_manager="one"))
+        config["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:2"  # (changed in place)
+        step(lambda: api.patch("Deployment", "d", config, namespace=NS, patch_type="apply", field_manager="one"))
+        step(lambda: api.patch("Deployment", "d", deployment_config(replicas=5), namespace=NS, patch_type="apply",
+                               field_manager="two"))
+        step(lambda: api.patch("Deployment", "d", deployment_config(replicas=5), namespace=NS, patch_type="apply",
+                               field_manager="two", force=True))
+        step(lambda: api.patch("Deployment", "d", {"spec": {"replicas": 7}}, namespace=NS, field_manager="three"))
+        for manager in ("one", "two", "one"):
+            step(lambda: api.patch("Deployment", "d", copy.deepcopy(config), namespace=NS, patch_type="apply",
+                                   field_manager=manager, force=True))
+        config["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:3"
+        step(lambda: api.patch("Deployment", "d", config, namespace=NS, patch_type="apply", field_manager="one",
+                               force=True))
+        step(lambda: api.get("Deployment", "d", namespace=NS))
+        if memo:  # (the memo was used: the merges of unchanged specs are in it)
+            assert api._apply_memo is not None and api._apply_memo.merges and api._apply_memo.sets
+        return out
+
+    with_memo, without = run(True), run(False)
+    assert json.dumps(with_memo, sort_keys=True) == json.dumps(without, sort_keys=True)
+    assert with_memo[-1]["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:3"
+    assert any(isinstance(r, tuple) and r[0] == 409 for r in with_memo)
