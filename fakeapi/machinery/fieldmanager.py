@@ -301,7 +301,7 @@ def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: Typ
     ``memo``: the server's :class:`~fakeapi.machinery.typedfields.ApplyMemo`.
     """
     ignored = _ignored(subresource, status_subresource)
-    config_set = fp.canonical(_strip(to_field_set(config, t, closed=closed, memo=memo), ignored))
+    config_set = _strip(to_field_set(config, t, closed=closed, memo=memo), ignored)  # (in Go's order, kept by _strip)
     merged = merge(live, config, t, checked=True, memo=memo)  # (config walked by to_field_set just above)
     me = ManagerEntry(manager, APPLY, api_version, config_set, None, subresource)
     last = managed.get(me.key)

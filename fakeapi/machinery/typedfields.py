@@ -289,7 +289,7 @@ def _sub(path: Path, pe: str) -> Path:
 
 
 def to_field_set(obj: Any, t: TypeNode, *, closed: bool = False, memo: ApplyMemo | None = None) -> FieldSet:
-    """The paths a value sets (``TypedValue.ToFieldSet``); raises TypedError on an invalid list.
+    """The paths a value sets (``TypedValue.ToFieldSet``), in Go's order; raises TypedError on an invalid list.
 
     ``closed``: a key a struct does not declare is an error (``field not declared in schema``), as
     for the Go types of built-in kinds; otherwise it is read as deduced (custom resources are pruned).
@@ -317,6 +317,8 @@ def to_field_set(obj: Any, t: TypeNode, *, closed: bool = False, memo: ApplyMemo
                 out["f:" + key] = node
             if mkey is not None and len(errors) == before:
                 memo.put(memo.sets, mkey, _NO_NODE if node is None else node)
+        if len(out) > 1:
+            out = _sorted(out)
     if errors:
         raise TypedError(errors)
     return out
@@ -344,14 +346,14 @@ def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]], clos
             node = _to_set_field(key, val, t, path, errors, closed)
             if node is not None:
                 out["f:" + key] = node
-        return out
+        return _sorted(out) if len(out) > 1 else out  # (Go's order, as every set made here)
     if closed and v is not None and type(v) is not list:
         errors.append((_render(path), shape_problem(LIST, v)))
         return fp.EMPTY
     it = t.item()
     for pe, item in _keyed_items(t, v, path, errors):  # (each item walked before the next is keyed)
         out[pe] = fp._join(True, _to_set(item, it, _sub(path, pe), errors, closed))
-    return out
+    return fp.canonical_level(out)
 
 
 def _to_set_field(key: str, val: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]],
@@ -845,14 +847,22 @@ def _merge_node(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple[st
         lm = lv if type(lv) is dict else {}
         out: dict[str, Any] = {}
         same = type(lv) is dict
-        for key in _union_keys(lm, rv):
-            ct, _ = t.child(key)
-            lk = lm.get(key, MISSING)
-            v = step(lk, rv.get(key, MISSING), ct, _sub(path, "f:" + key), errors)
+        for key, lk in lm.items():  # (the live keys first, then the config's others: _union_keys' order)
+            rk = rv.get(key, MISSING)
+            if rk is MISSING:
+                out[key] = lk  # (what ``step`` answers, without the call)
+                continue
+            v = step(lk, rk, t.child(key)[0], (path, "f:" + key), errors)
             if v is not lk:
                 same = False
             if v is not MISSING:
                 out[key] = v
+        for key, rk in rv.items():
+            if key not in lm:
+                same = False
+                v = step(MISSING, rk, t.child(key)[0], (path, "f:" + key), errors)
+                if v is not MISSING:
+                    out[key] = v
         return lv if same else out
     lhs = lv if type(lv) is list else []
     items = _merge_list(lhs, rv, t, path, errors, step)
