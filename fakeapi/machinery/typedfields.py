@@ -328,6 +328,9 @@ def to_field_set(obj: Any, t: TypeNode, *, closed: bool = False, memo: ApplyMemo
 _NO_NODE: FieldSet = {"": {}}
 
 
+_STR_OR_NULL = frozenset({str, type(None)})
+
+
 def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]], closed: bool = False) -> FieldSet:
     t = _deduce(t, v)
     if t.leaf:
@@ -342,6 +345,11 @@ def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]], clos
             if closed and v is not None:
                 errors.append((_render(path), shape_problem(MAP, v)))
             return fp.EMPTY
+        if not t.props and t.elem is not None:  # (a map of one value type: labels, annotations, data)
+            et = t.item()  # (the type of every key's value: none is declared)
+            if et.shape == SCALAR and (not closed or (et.scalar == "string" and _STR_OR_NULL.issuperset(
+                    map(type, v.values())))):
+                return {"f:" + key: fp.EMPTY for key in sorted(v)}  # (each a member, no error)
         for key, val in v.items():
             node = _to_set_field(key, val, t, path, errors, closed)
             if node is not None:
