@@ -824,7 +824,7 @@ def test_the_apply_memo_answers_as_a_server_without_it() -> None:
                 out.append((err.code, err.status))
 
         config = deployment_config()
-        for i in range(3):
+        for _ in range(3):
             step(lambda: api.patch("Deployment", "d", copy.deepcopy(config), namespace=NS, patch_type="apply",
                                    field_manager="one"))
         config["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:2"  # (changed in place)
@@ -835,8 +835,8 @@ def test_the_apply_memo_answers_as_a_server_without_it() -> None:
                                field_manager="two", force=True))
         step(lambda: api.patch("Deployment", "d", {"spec": {"replicas": 7}}, namespace=NS, field_manager="three"))
         for manager in ("one", "two", "one"):
-            step(lambda: api.patch("Deployment", "d", copy.deepcopy(config), namespace=NS, patch_type="apply",
-                                   field_manager=manager, force=True))
+            step(lambda m=manager: api.patch("Deployment", "d", copy.deepcopy(config), namespace=NS,
+                                             patch_type="apply", field_manager=m, force=True))
         config["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:3"
         step(lambda: api.patch("Deployment", "d", config, namespace=NS, patch_type="apply", field_manager="one",
                                force=True))
