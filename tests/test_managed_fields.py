@@ -849,3 +849,17 @@ def test_the_apply_memo_answers_as_a_server_without_it() -> None:
     assert json.dumps(with_memo, sort_keys=True) == json.dumps(without, sort_keys=True)
     assert with_memo[-1]["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:3"
     assert any(isinstance(r, tuple) and r[0] == 409 for r in with_memo)
+
+
+def test_an_apply_whose_metadata_is_not_a_map_is_refused_for_a_custom_resource_too() -> None:
+    """A configuration's ``metadata`` that is not a map is ObjectMeta's type error (500 ``failed to create
+    typed patch object``), for a custom resource as for a built-in kind, whether the object exists or not."""
+    api = APIServer()
+    api.create(widget_crd())
+    body = {**widget("w", NS), "metadata": "x"}
+    for _ in range(2):
+        with pytest.raises(ApiError) as err:
+            api.patch("Widget", "w", body, namespace=NS, patch_type="apply", field_manager="m")
+        assert err.value.code == 500
+        assert err.value.status["message"].endswith(".metadata: expected map, got &{x}")
+        api.patch("Widget", "w", widget("w", NS), namespace=NS, patch_type="apply", field_manager="m")

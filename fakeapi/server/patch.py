@@ -16,7 +16,7 @@ from fakeapi.codec.snapshots import NotGoEncoded
 from fakeapi.machinery import bodycheck, errors, fieldmanager  # (bodycheck: issue 24)
 from fakeapi.machinery.errors import ApiError, Cause
 from fakeapi.machinery.jsonutil import normalize_numbers
-from fakeapi.machinery.typedfields import ApplyMemo, TypedError, root_type
+from fakeapi.machinery.typedfields import MAP, ApplyMemo, TypedError, root_type, shape_problem
 from fakeapi.registry.kinds import Kind
 from fakeapi.server.decoding import check_go_decodes, check_patched_go_decodes, patch_invalid
 from fakeapi.server.pipeline import Outcome, mapping, patches_module
@@ -197,6 +197,10 @@ class PatchVerb(UpdateVerb):
             e.obj if e.obj.get("apiVersion") == k.api_version else self._read(k, e.obj))
         stored = self._stored_managed(e)
         try:
+            if not k.builtin and config.get("metadata") is not None and type(config["metadata"]) is not dict:
+                # (as ObjectMeta's type check answers a built-in's (closed: to_field_set checks it): a custom
+                # resource's too, rather than a crash)
+                raise TypedError([(".metadata", shape_problem(MAP, config["metadata"]))])
             applied = fieldmanager.apply(stored, live, config, root_type(k.schema), manager=manager,
                                          api_version=k.api_version, subresource=sub,
                                          status_subresource=k.status_subresource, force=force,
@@ -221,8 +225,6 @@ class PatchVerb(UpdateVerb):
         mmeta = mapping(merged.get("metadata"))
         if mmeta.get("name") != name:
             merged["metadata"] = mmeta = {**mmeta, "name": name}
-        elif "metadata" not in merged:
-            merged["metadata"] = mmeta
         if e is None:
             if k.namespaced:
                 mmeta.setdefault("namespace", ns)
