@@ -372,7 +372,13 @@ def _to_set_field(key: str, val: Any, t: TypeNode, path: Path, errors: list[tupl
     if closed and not declared and t.props and t.elem is None and not t.open:
         errors.append((_render(_sub(path, pe)), "field not declared in schema"))
         return None
-    kids = _to_set(val, ct, _sub(path, pe), errors, closed)
+    if ct.leaf:  # (what _to_set answers for a scalar or an atomic value, without the call: a member)
+        if closed and val is not None and not (ct.scalar == "string" and type(val) is str):
+            problem = scalar_problem(ct.scalar, val) if ct.shape == SCALAR else shape_problem(ct.shape, val)
+            if problem:
+                errors.append((_render((path, pe)), problem))
+        return fp.EMPTY
+    kids = _to_set(val, ct, (path, pe), errors, closed)
     member = (not declared or val is None or (type(val) is dict and not val) or _deduce(ct, val).leaf)
     return fp._join(member, kids)
 
@@ -596,6 +602,12 @@ def _compare(lv: Any, rv: Any, t: TypeNode, path: Path,
     t = _deduce(t, rv)
     if _leaf_here(t, lv, rv):
         return _NOTHING  # the node itself: judged by the caller
+    return _compare_node(lv, rv, t, path, errors)
+
+
+def _compare_node(lv: Any, rv: Any, t: TypeNode, path: Path,
+                  errors: list[tuple[str, str]]) -> tuple[FieldSet, FieldSet]:
+    """:func:`_compare` of a node its caller found granular, its type deduced."""
     changed: FieldSet = {}
     removed: FieldSet = {}
     if t.shape == MAP:
@@ -659,11 +671,12 @@ def _child_changes(pe: str, lv: Any, rv: Any, ct: TypeNode, path: Path, errors: 
     if rv is MISSING:  # everything under a removed node is removed too
         removed[pe] = _subtree(lv, ct)
         return
-    dt = _deduce(ct, rv)
-    if _leaf_here(dt, lv, rv):
+    dt = ct if ct.shape != DEDUCED else _deduce(ct, rv)
+    if dt.leaf or (not (type(lv) is dict and lv) and not (type(rv) is dict and rv) if dt.shape == MAP
+                   else not (type(lv) is list and lv) and not (type(rv) is list and rv)):  # (_leaf_here)
         changed[pe] = fp.EMPTY  # (a different value: checked by the caller)
         return
-    c, r = _compare(lv, rv, dt, _sub(path, pe), errors)
+    c, r = _compare_node(lv, rv, dt, (path, pe), errors)
     if c:
         changed[pe] = c
     if r:
@@ -839,13 +852,16 @@ def _merge_checked(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple
         lv_t = type(lv)
         if lv_t is type(rv) and lv == rv and ((lv_t is not dict and lv_t is not list) or same_json(lv, rv)):
             return lv  # (what a walk would build: the same JSON as ``lv``, and no error in it)
-    t = _deduce(t, rv)
-    if rv is None and not t.leaf and lv_t in (dict, list) and lv:
+    if t.shape == DEDUCED:
+        t = _deduce(t, rv)
+    if t.leaf:
+        return rv  # (not the same JSON as ``lv``: checked above)
+    if rv is None and lv_t in (dict, list) and lv:
         return lv
-    if lv_t is not None and t.shape != SCALAR and lv_t is not type(rv):
+    if lv_t is not None and lv_t is not type(rv):
         return rv
     if _leaf_here(t, lv, rv):
-        return rv  # (not the same JSON as ``lv``: checked above)
+        return rv
     return _merge_node(lv, rv, t, path, errors, _merge_checked)
 
 
