@@ -6,6 +6,15 @@ under ``fixtures/`` a fixture file. When the package is only on the path (a
 source checkout that was not pip-installed), load the plugin from here so
 ``pytest`` still collects the fixtures.
 
+Where the environment asks for no bytecode beside the sources (``PYTHONDONTWRITEBYTECODE=1`` or
+``python -B``) and names no ``PYTHONPYCACHEPREFIX``, the run keeps its bytecode, and pytest its
+rewritten test modules, in a cache folder outside the checkout instead
+(``<user cache dir>/fakeapi/pycache``, as Python's own ``PYTHONPYCACHEPREFIX`` lays it out): without
+it every pytest process, each xdist worker included, compiled every module and rewrote every test
+module's asserts again, about 4 s of CPU per process. Python checks a cached file against its
+source's size and time as always, so an edit is compiled again; nothing is written to the checkout,
+and the processes that tests start keep the environment they are given.
+
 The project's own run checks, in every server it makes, that stored snapshots are
 never mutated (``FAKEAPI_CHECK_SNAPSHOTS``, see fakeapi/codec/snapshots.py): the write path
 shares what it does not change, and a mutation anywhere would corrupt history.
@@ -14,15 +23,35 @@ shares what it does not change, and a mutation anywhere would corrupt history.
 from __future__ import annotations
 
 import os
+import sys
 from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
 
 os.environ.setdefault("FAKEAPI_CHECK_SNAPSHOTS", "1")
+
+if sys.dont_write_bytecode and not sys.pycache_prefix:
+    _cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    sys.pycache_prefix = str(Path(_cache) / "fakeapi" / "pycache")
+    sys.dont_write_bytecode = False
 
 if not any(ep.value == "fakeapi.harness.plugin" for ep in entry_points(group="pytest11")):
     pytest_plugins = ["fakeapi.harness.plugin"]
 # Likewise the `arc` bundle, which an install finds through its `fakeapi.bundles` entry point.
 if not any(ep.name == "arc" for ep in entry_points(group="fakeapi.bundles")):
     os.environ.setdefault("FAKEAPI_PLUGINS", "reconcilers.bundle")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """``pytest -n N`` without a ``--dist`` of its own distributes by work stealing (pytest-xdist's
+    ``worksteal``), not ``load``: a worker that runs out of tests takes half of another's, so the
+    run does not end with one worker still going through a queue of long tests while the other
+    idles. (Ahead of xdist's own hook, which would make an unset ``--dist`` ``load``.)"""
+    if config.pluginmanager.hasplugin("xdist") and config.getoption("numprocesses", None) \
+            and config.getoption("dist", "no") == "no":
+        config.option.dist = "worksteal"
 
 
 def pytest_runtest_teardown(item: object) -> None:

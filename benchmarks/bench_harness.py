@@ -11,7 +11,13 @@ Prints, measured on this machine in this run:
   in-process (load + validate every file) and as ``pytest --collect-only``
   in a subprocess (pytest's own start-up included);
 - for reference, one full run of the shipped ARC example when the ``arc``
-  bundle is installed.
+  bundle is installed;
+- with ``--corpus``: the repository's own fixture corpus (``fixtures/``) run in
+  this one process as its pytest run does (snapshot guard on, robustness
+  variants planned from the plain runs), its CPU split into loading, planning,
+  per-case setup (server, host, bundles), ``given``, settles (the controllers'
+  API calls), operations, expectations and the guard's end check, and where its
+  API calls go (by verb and caller) — issue 22's item 2.
 """
 
 from __future__ import annotations
@@ -177,12 +183,109 @@ def arc_example() -> None:
     print(f"ARC example (two jobs, {len(case.steps)} steps): {ms(runs)}")
 
 
+def corpus() -> None:
+    """The shipped corpus in one process: the CPU of each part of a case, and where the API calls go."""
+    import collections
+    import gc
+    from typing import Any
+
+    os.environ["FAKEAPI_CHECK_SNAPSHOTS"] = "1"  # (as the project's own run: conftest.py)
+    from fakeapi.harness import bundles, runner
+    from fakeapi.harness.plugins import load_plugin
+    from fakeapi.harness.robustness import plan_for_collection, take_plain
+    from fakeapi.host.host import Host
+    from fakeapi.server.apiserver import APIServer
+
+    if bundles.get_bundle("arc") is None:
+        load_plugin("reconcilers.bundle")
+    spent: dict[str, float] = collections.defaultdict(float)
+    clock = time.process_time
+    undo: list[tuple[Any, str, Any]] = []
+
+    def timing(owner: Any, name: str, label: str) -> None:
+        original = getattr(owner, name)
+
+        def timed_call(*args: Any, **kwargs: Any) -> Any:
+            t0 = clock()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent[label] += clock() - t0
+
+        undo.append((owner, name, original))
+        setattr(owner, name, timed_call)
+
+    files = sorted((ROOT / "fixtures").glob("**/*.yaml"))
+    t0 = clock()
+    cases = [c for f in files for c in load_file(f, f.relative_to(ROOT).as_posix())]
+    t_load = clock() - t0
+    t0 = clock()
+    work: list[tuple[Any, Any]] = []
+    for c in cases:
+        work.append((c, None))
+        work.extend((c, v) for v in plan_for_collection(c, budget=runner.DEFAULT_BUDGET).variants)
+    t_plan = clock() - t0
+    gc.collect()
+    gc.freeze()  # (as the plugin does once collection is done)
+    timing(APIServer, "__init__", "API server (4 default namespaces)")
+    timing(Host, "__init__", "host")
+    for name in sorted({b for c in cases for b in c.bundles}):
+        bundle = bundles.get_bundle(name)
+        if bundle is not None:
+            timing(bundle, "install", f"bundle {name} install (CRDs, controllers, informers)")
+    timing(runner.CaseRun, "_given", "given (stored as the user)")
+    timing(runner.CaseRun, "_settle", "settles (reconciles: the controllers' API calls)")
+    timing(runner.CaseRun, "_operation", "step operations")
+    timing(runner.CaseRun, "_expectations", "expectations")
+    timing(APIServer, "check_snapshots", "snapshot guard's end check")
+    calls: collections.Counter[str] = collections.Counter()
+    reconciles = ran = reused = failed = 0
+    try:
+        t0 = clock()
+        for c, v in work:
+            result = take_plain(c, runner.DEFAULT_BUDGET) if v is None else None
+            if result is not None:
+                reused += 1
+                continue
+            result = runner.run_case(c, v)
+            ran += 1
+            failed += not result.passed
+            if result.api is not None:
+                reconciles += len(result.api.trace.reconciles)
+                for call in result.api.trace.calls:
+                    who = "controller" if call.reconcile is not None else call.actor.partition("/")[2] or call.actor
+                    calls[f"{call.verb} by {who}"] += 1
+        t_run = clock() - t0
+    finally:
+        for owner, name, original in reversed(undo):
+            setattr(owner, name, original)
+        gc.unfreeze()
+    total = t_load + t_plan + t_run
+    print(f"corpus: {len(files)} files, {len(cases)} cases, {len(work)} items ({len(work) - len(cases)} robustness "
+          f"variants); {ran} runs here, {reused} plain verdicts taken from the planning run; {failed} failed")
+    print(f"  CPU {total:.2f} s in one process: load {t_load:.2f} s, plan (the plain runs of robustness cases) "
+          f"{t_plan:.2f} s, runs {t_run:.2f} s ({t_run / max(ran, 1) * 1e3:.2f} ms each)")
+    accounted = sum(spent.values())
+    for label, v in [*sorted(spent.items(), key=lambda kv: -kv[1]), ("the rest of the run (the harness's own work, GC)", t_run - accounted)]:
+        print(f"    {label:52} {v:6.2f} s  {v / t_run:6.1%}  {v / max(ran, 1) * 1e3:6.2f} ms/run")
+    n = sum(calls.values())
+    print(f"  API calls: {n} ({n / max(ran, 1):.1f} per run), {reconciles / max(ran, 1):.1f} reconciles per run; "
+          "by verb and caller:")
+    for what, k in calls.most_common(12):
+        print(f"    {what:52} {k:6d}  {k / n:6.1%}")
+
+
 def main() -> None:
     """Print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument("--corpus", action="store_true",
+                        help="only the split of the repository's fixture corpus (issue 22, item 2)")
     args = parser.parse_args()
+    if args.corpus:
+        corpus()
+        return
     per_case(args.repeat)
     collection(args.files)
     arc_example()

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from fnv_hash_fast import fnv1a_32
+
 from fakeapi.machinery.jsonutil import fast_copy
 
 from . import constants as c
@@ -101,11 +103,9 @@ _SAFE_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
 
 
 def _fnv32a(data: bytes) -> int:
-    h = 0x811C9DC5
-    for b in data:
-        h ^= b
-        h = (h * 0x01000193) & 0xFFFFFFFF
-    return h
+    """Go's ``hash/fnv.New32a`` sum of ``data`` (the fnv-hash-fast library's C FNV-1a: a pure
+    Python loop over the pod template hash's ~1 KB texts cost about 9% of an ARC lifecycle)."""
+    return fnv1a_32(data)
 
 
 def safe_encode_string(text: str) -> str:

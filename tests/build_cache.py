@@ -7,9 +7,13 @@ kept in a cache folder outside the repository, one folder per key, and a run who
 there copies them instead of building. A checkout with different sources has another key and
 builds again: a cached build never stands in for sources it was not built from.
 
-The folder is ``$FAKEAPI_BUILD_CACHE`` or ``<user cache dir>/fakeapi/compiled``. Two workers may
-build the same key at once: each builds in a temporary folder of its own and renames its
-result into place, which is atomic; the loser's result is discarded, and either is complete.
+The folder is ``$FAKEAPI_BUILD_CACHE`` or ``<user cache dir>/fakeapi/compiled``. The checks of
+the compiled build are several tests, which ``pytest -n auto`` spreads over its workers; each
+asks for the build, and a file lock (:data:`LOCK` in the cache folder) makes the first one
+build while the others wait for it and then take its result: a key is built once. The build
+itself happens in a temporary folder and is renamed into place, which is atomic, so a build
+that dies leaves no half-written entry (and a process that does not take the lock, say an
+older checkout, cannot make one either: the first complete rename wins).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from importlib.machinery import EXTENSION_SUFFIXES
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from filelock import FileLock
+
 #: The packages whose sources a build reads (mypyc follows the imports of what it compiles).
 PACKAGES = ("fakeapi",)
 #: Files beside the packages that decide what is built and how.
@@ -36,6 +42,8 @@ KEEP = 8
 IDLE = 3600
 #: Written last into a cached build: a folder without it is not a build.
 MANIFEST = "MANIFEST"
+#: The lock file in the cache folder, held by one build at a time.
+LOCK = "build.lock"
 
 
 def cache_root() -> Path:
@@ -109,9 +117,17 @@ def compiled_build(source: Path, build: Callable[[Path], subprocess.CompletedPro
     root = cache_root()
     root.mkdir(parents=True, exist_ok=True)
     final = root / build_key(source, **env)
-    if (final / MANIFEST).is_file():
-        os.utime(final / MANIFEST)  # (in use: the newest, kept by pruning)
-        return final, False
+    with FileLock(root / LOCK):  # (one build at a time: a test that waited here then finds it cached)
+        if (final / MANIFEST).is_file():
+            os.utime(final / MANIFEST)  # (in use: the newest, kept by pruning)
+            return final, False
+        return _build(root, final, source, build), True
+
+
+def _build(root: Path, final: Path, source: Path,
+           build: Callable[[Path], subprocess.CompletedProcess[str]]) -> Path:
+    """Build a copy of ``source`` in a temporary folder of ``root`` and rename its extensions to
+    ``final`` (the caller holds the lock)."""
     tmp = Path(tempfile.mkdtemp(prefix="tmp-", dir=root))
     try:
         tree = tmp / "tree"
@@ -131,7 +147,7 @@ def compiled_build(source: Path, build: Callable[[Path], subprocess.CompletedPro
             if not (final / MANIFEST).is_file():
                 raise
         _prune(root, final)
-        return final, True
+        return final
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

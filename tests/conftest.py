@@ -21,6 +21,9 @@ def api_nostatus() -> APIServer:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Start the slowest test first (the compiled build: about a minute), so that with
-    ``pytest -n auto`` one worker builds while the others run everything else."""
-    items.sort(key=lambda item: 0 if item.get_closest_marker("slow_first") else 1)
+    """Start the slowest test first (the compiled build: about a minute when it is not cached), so
+    that with ``pytest -n auto`` one worker builds while the others run everything else; run the
+    tests that use the build (``after_build``) last, when it is done (the sort is stable, and the
+    same on every worker, as xdist requires)."""
+    items.sort(key=lambda item: 0 if item.get_closest_marker("slow_first") else
+               2 if item.get_closest_marker("after_build") else 1)

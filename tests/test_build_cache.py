@@ -1,4 +1,4 @@
-"""The compiled build's cache (tests/build_cache.py): keyed by the sources, atomic, never stale."""
+"""The compiled build's cache (tests/build_cache.py): keyed by the sources, atomic, built once, never stale."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import pytest
-from build_cache import MANIFEST, build_key, compiled_build, install_build
+from build_cache import LOCK, MANIFEST, build_key, compiled_build, install_build
+from filelock import FileLock, Timeout
 
 SUFFIX = EXTENSION_SUFFIXES[0]
 
@@ -68,19 +69,47 @@ def test_installed_extensions_are_newer_than_their_sources(tmp_path: Path) -> No
         assert ext.stat().st_mtime >= (dst / "fakeapi" / "sub" / "mod.py").stat().st_mtime
 
 
-def test_a_build_someone_else_finished_first_is_used(tmp_path: Path) -> None:
+def _entries(cache_dir: Path) -> list[str]:
+    """The cache folder's entries but its lock file."""
+    return sorted(p.name for p in cache_dir.iterdir() if p.name != LOCK)
+
+
+def test_a_build_someone_else_finished_first_is_used(tmp_path: Path, cache_dir: Path) -> None:
     src = _tree(tmp_path / "a")
     other: list[Path] = []
 
     def racing(tree: Path) -> subprocess.CompletedProcess[str]:
-        # another worker completes the same key while this one builds
+        # a process that does not take the lock (an older checkout) completes the same key meanwhile
         if not other:
             other.append(tree)
-            compiled_build(_tree(tmp_path / "c"), _fake_build([]))
+            key = build_key(src)
+            done = cache_dir / key
+            (done / "fakeapi").mkdir(parents=True)
+            (done / "fakeapi" / f"__init__{SUFFIX}").write_bytes(b"")
+            (done / MANIFEST).write_text(f"fakeapi/__init__{SUFFIX}\n")
         return _fake_build([])(tree)
 
     final, _ = compiled_build(src, racing)
-    assert (final / MANIFEST).is_file() and len(list(final.parent.iterdir())) == 1  # (no temporary left)
+    assert (final / MANIFEST).is_file() and _entries(cache_dir) == [final.name]  # (no temporary left)
+
+
+def test_a_build_holds_the_lock_so_workers_asking_at_once_build_once(tmp_path: Path, cache_dir: Path) -> None:
+    """Tests on several workers ask for the same build at once: while one builds it holds the
+    cache's lock, which the others wait for; then they find the build cached."""
+    calls: list[Path] = []
+    held: list[bool] = []
+
+    def build(tree: Path) -> subprocess.CompletedProcess[str]:
+        try:  # (another worker, meanwhile, cannot take the lock)
+            FileLock(cache_dir / LOCK, timeout=0).acquire()
+            held.append(False)
+        except Timeout:
+            held.append(True)
+        return _fake_build(calls)(tree)
+
+    first, built = compiled_build(_tree(tmp_path / "a"), build)
+    again, built_again = compiled_build(_tree(tmp_path / "b"), build)
+    assert held == [True] and len(calls) == 1 and built and not built_again and first == again
 
 
 def test_a_failed_build_says_why_and_caches_nothing(tmp_path: Path, cache_dir: Path) -> None:
@@ -89,7 +118,7 @@ def test_a_failed_build_says_why_and_caches_nothing(tmp_path: Path, cache_dir: P
 
     with pytest.raises(AssertionError, match="no compiler"):
         compiled_build(_tree(tmp_path / "a"), failing)
-    assert [p for p in cache_dir.iterdir()] == []
+    assert _entries(cache_dir) == []
 
 
 def test_the_checkout_hashes_to_one_key() -> None:

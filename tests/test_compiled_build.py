@@ -2,29 +2,38 @@
 
 mypyc compiles the same sources, but it checks annotations at run time, makes compiled
 classes' methods read-only and keeps class attributes of exception classes out of reach:
-each of these once changed what a caller saw. So this test builds a compiled copy of the
-checkout and checks it three ways: every fixture case passes; the unit tests of the
-compiled modules (and of the server's answers to bad input) pass; and an ARC lifecycle makes
-the very same API calls and ends in the very same stored objects, byte for byte, as a pure
-copy. One test, so that ``pytest -n auto`` builds the copy once.
+each of these once changed what a caller saw. So these tests build a compiled copy of the
+checkout and check it: every module setup.py names is compiled; every fixture case passes
+(the corpus in :data:`CHUNKS` parts, each a test of its own); the unit tests of the compiled
+modules (and of the server's answers to bad input) pass; and an ARC lifecycle makes the very
+same API calls and ends in the very same stored objects, byte for byte, as a pure copy.
 
 The build itself is cached outside the repository, keyed by a hash of the sources, the
 interpreter and mypy (tests/build_cache.py): a run on sources that were built before copies
-the extensions; any change to the sources builds again.
+the extensions; any change to the sources builds again, once: ``pytest -n auto`` spreads these
+tests over its workers, and the cache's lock makes the first to ask build while the others wait.
+The first test builds (marked ``slow_first``, it starts at once); the others are marked
+``after_build`` and run last, when the build is done and a worker is free, rather than
+waiting on the lock while the rest of the suite could run.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from build_cache import compiled_build, install_build
+
+from fakeapi.cli import fixture_files
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -89,31 +98,82 @@ def _run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[
     return subprocess.run([sys.executable, *args], cwd=cwd, env=full, capture_output=True, text=True, timeout=1800)
 
 
-@pytest.mark.slow_first
-@pytest.mark.skipif(_compiler() is None, reason="no C compiler: the compiled build cannot be made here")
-def test_the_compiled_build_behaves_as_the_pure_one(tmp_path: Path) -> None:
-    pytest.importorskip("mypyc", reason="mypy (the test extra) brings mypyc")
-    pure = _copy(tmp_path / "pure")
-    compiled = _copy(tmp_path / "compiled")
-    flags = {"FAKEAPI_MYPYC": "1", "FAKEAPI_MYPYC_OPT": "0"}  # (the semantics do not depend on the C optimisation level)
-    build, _ = compiled_build(pure, lambda tree: _run(["setup.py", "-q", "build_ext", "--inplace"], tree, **flags),
-                              **flags)
-    install_build(build, compiled)
+F = TypeVar("F", bound=Callable[..., None])
 
-    # every module setup.py names is compiled in the copy, and nothing in the pure one
+
+def needs_build(test: F) -> F:
+    """Skip ``test`` where the compiled build cannot be made (no C compiler, or no mypyc)."""
+    test = pytest.mark.skipif(_compiler() is None, reason="no C compiler: the compiled build cannot be made here")(test)
+    return pytest.mark.skipif(importlib.util.find_spec("mypyc") is None, reason="mypy (the test extra) brings mypyc")(test)
+
+
+FLAGS = {"FAKEAPI_MYPYC": "1", "FAKEAPI_MYPYC_OPT": "0"}  # (the semantics do not depend on the C optimisation level)
+#: the fixture corpus runs on the compiled copy in this many parts (tests of their own, spread over the workers)
+CHUNKS = 3
+
+
+def _compiled(tmp_path: Path) -> Path:
+    """A compiled copy of the checkout: a pure copy, then the build's extensions from the cache
+    (built from that copy, which it leaves pure, when the cache has no build of these sources)."""
+    compiled = _copy(tmp_path / "compiled")
+    build, _ = compiled_build(compiled, lambda tree: _run(["setup.py", "-q", "build_ext", "--inplace"], tree, **FLAGS),
+                              **FLAGS)
+    install_build(build, compiled)
+    return compiled
+
+
+def _chunks() -> list[list[str]]:
+    """The corpus's files (as ``fakeapi run fixtures/`` finds them) in :data:`CHUNKS` parts of about
+    the same size in bytes, a stable partition (the largest file first into the smallest part)."""
+    files = sorted(fixture_files([str(ROOT / "fixtures")]), key=lambda f: (-f.stat().st_size, f))
+    parts: list[tuple[int, list[str]]] = [(0, []) for _ in range(CHUNKS)]
+    for f in files:
+        i = min(range(CHUNKS), key=lambda j: (parts[j][0], j))
+        parts[i] = (parts[i][0] + f.stat().st_size, [*parts[i][1], f.relative_to(ROOT).as_posix()])
+    return [sorted(names) for _, names in parts]
+
+
+def test_the_corpus_parts_are_the_whole_corpus() -> None:
+    names = [n for part in _chunks() for n in part]
+    whole = [f.relative_to(ROOT).as_posix() for f in fixture_files([str(ROOT / "fixtures")])]
+    assert sorted(names) == sorted(whole) and len(names) == len(set(names)) and all(_chunks())
+
+
+@pytest.mark.slow_first
+@needs_build
+def test_every_module_setup_py_names_is_compiled_and_none_in_the_pure_copy(tmp_path: Path) -> None:
+    pure, compiled = _copy(tmp_path / "pure"), _compiled(tmp_path)
     probe = "from fakeapi.buildinfo import compiled_modules, stale_modules; print(compiled_modules(), stale_modules())"
     out = _run(["-c", probe], compiled)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == f"{_compiled_names()} []"
     assert _run(["-c", probe], pure).stdout.strip() == "[] []"
 
-    fixtures = _run(["-m", "fakeapi.cli", "run", "fixtures/"], compiled)
-    assert fixtures.returncode == 0, fixtures.stdout[-5000:] + fixtures.stderr[-3000:]
 
+@pytest.mark.after_build
+@needs_build
+@pytest.mark.parametrize("part", range(CHUNKS), ids=lambda i: f"part{i + 1}of{CHUNKS}")
+def test_the_fixture_corpus_passes_on_the_compiled_build(part: int, tmp_path: Path) -> None:
+    compiled = _compiled(tmp_path)
+    names = _chunks()[part]
+    fixtures = _run(["-m", "fakeapi.cli", "run", *names], compiled)
+    assert fixtures.returncode == 0, fixtures.stdout[-5000:] + fixtures.stderr[-3000:]
+    assert " passed, 0 failed" in fixtures.stdout, fixtures.stdout[-2000:]
+
+
+@pytest.mark.after_build
+@needs_build
+def test_the_unit_tests_pass_on_the_compiled_build(tmp_path: Path) -> None:
+    compiled = _compiled(tmp_path)
     units = _run(["-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider", *UNIT_TESTS], compiled)
     assert units.returncode == 0, units.stdout[-5000:] + units.stderr[-3000:]
     assert " passed" in units.stdout and " failed" not in units.stdout
 
+
+@pytest.mark.after_build
+@needs_build
+def test_an_arc_lifecycle_is_the_same_on_the_compiled_build(tmp_path: Path) -> None:
+    pure, compiled = _copy(tmp_path / "pure"), _compiled(tmp_path)
     a, b = _run(["-c", LIFECYCLE], pure), _run(["-c", LIFECYCLE], compiled)
     assert a.returncode == 0 and b.returncode == 0, a.stderr[-3000:] + b.stderr[-3000:]
     assert len(a.stdout.splitlines()) > 400  # (the calls and the objects: something was compared)

@@ -258,3 +258,32 @@ def test_report_writes_a_page_per_failing_case(project: pytest.Pytester) -> None
     result.stdout.fnmatch_lines(["HTML report: */pages/copy-the-copy-is-wrong-on-purpose-*.html"])
     run(project, "--fakeapi-report", "all", "--fakeapi-report-all").assert_outcomes(passed=1, failed=1)
     assert len(list((project.path / "all").iterdir())) == 2
+
+
+def test_collected_cases_are_frozen_out_of_the_collector_until_the_session_ends() -> None:
+    """With fixture items collected, what is alive then leaves the GC's generations; the end gives it back."""
+    import gc
+
+    from fakeapi.harness import plugin
+
+    class Session:
+        def __init__(self, items: list[object]) -> None:
+            self.items = items
+            self.stash = pytest.Stash()
+
+    outer = gc.get_freeze_count()  # (this session's own freeze, when it collected fixture cases)
+    try:
+        gc.unfreeze()
+        none = Session([object()])
+        plugin.pytest_collection_finish(none)  # type: ignore[arg-type]
+        assert gc.get_freeze_count() == 0
+        cases = Session([object.__new__(plugin.FixtureItem)])
+        plugin.pytest_collection_finish(cases)  # type: ignore[arg-type]
+        assert gc.get_freeze_count() > 0
+        plugin.pytest_sessionfinish(cases)  # type: ignore[arg-type]
+        assert gc.get_freeze_count() == 0
+        plugin.pytest_sessionfinish(none)  # type: ignore[arg-type]
+        assert gc.get_freeze_count() == 0
+    finally:
+        if outer:
+            gc.freeze()

@@ -129,3 +129,31 @@ def test_a_variant_finds_a_controller_that_is_not_crash_safe() -> None:
            "create ConfigMap default/c-child by fragile" in text
     assert "already exists" in text
     assert run_case(case, plan.variants[1], budget=50).passed
+
+
+def test_collection_plans_from_the_checked_plain_run_and_its_item_takes_the_verdict() -> None:
+    from fakeapi.harness.robustness import plan_for_collection, take_plain
+
+    case = load_text(CASE + "# (a file of its own: plans are cached by content)\n", "collect.yaml")[0]
+    plan = plan_for_collection(case, budget=10_000)
+    assert plan.error == "" and len(plan.variants) == 10
+    assert take_plain(case, 5_000) is None  # (planned with another budget: the item runs it)
+    plain = take_plain(case, 10_000)
+    assert plain is not None and plain.passed and plain.variant is None and plain.calls > 0
+    assert plain.api is None  # (the verdict is kept, not the server)
+    assert take_plain(case, 10_000) is None  # once
+    assert plan_for_collection(case, budget=10_000) is plan and take_plain(case, 10_000) is None
+
+
+def test_a_failed_expectation_still_plans_the_variants_and_the_item_runs_again() -> None:
+    from fakeapi.harness.robustness import plan_for_collection, take_plain
+
+    wrong = CASE.replace("readyReplicas: 3}", "readyReplicas: 4}") + "# (wrong on purpose)\n"
+    case = load_text(wrong, "wrong.yaml")[0]
+    plan = plan_for_collection(case, budget=10_000)
+    assert plan.error == "" and len(plan.variants) == 10  # (as planned from a run without expectations)
+    assert take_plain(case, 10_000) is None
+    result = run_case(case)
+    assert not result.passed and all(f.expectation for f in result.failures)
+    assert "readyReplicas" in render_failure(result)
+    assert plan_variants(load_text(wrong + "#\n", "wrong2.yaml")[0], result).error  # (the CLI's rule: unchanged)

@@ -31,6 +31,19 @@ def served() -> Iterator[tuple[APIServer, Endpoint]]:
         yield api, ep
 
 
+#: The timeouts of the tests that wait for one to pass: short, so the wait is short, yet long enough that
+#: a loaded machine serves a request well within it (each test waits for the timeout once).
+SHORT = 0.5
+
+
+@pytest.fixture
+def short_timeouts() -> Iterator[tuple[APIServer, Endpoint]]:
+    """A server whose idle and read timeouts are :data:`SHORT` (the pool and limits as in ``served``)."""
+    api = APIServer()
+    with api.serve(idle_timeout=SHORT, read_timeout=SHORT, max_workers=4, max_connections=64) as ep:
+        yield api, ep
+
+
 def connect(ep: Endpoint, timeout: float = 10.0) -> socket.socket:
     """A raw client connection."""
     return socket.create_connection((ep.host, ep.port), timeout=timeout)
@@ -165,9 +178,9 @@ def test_a_handler_error_is_answered_with_a_500_status(served: tuple[APIServer, 
     assert status["kind"] == "Status" and "RuntimeError: boom" in status["message"]
 
 
-def test_a_slow_request_is_cut_off_at_the_read_timeout(served: tuple[APIServer, Endpoint]) -> None:
-    """Headers sent a piece at a time (slowloris) do not hold a worker past the read timeout (1 s here)."""
-    _, ep = served
+def test_a_slow_request_is_cut_off_at_the_read_timeout(short_timeouts: tuple[APIServer, Endpoint]) -> None:
+    """Headers sent a piece at a time (slowloris) do not hold a worker past the read timeout (0.5 s here)."""
+    _, ep = short_timeouts
     with connect(ep, timeout=15.0) as s:
         s.sendall(b"GET /api/v1/namespaces HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         s.sendall(b"X-Slow: 1\r\n")  # (and never the blank line)
@@ -175,9 +188,9 @@ def test_a_slow_request_is_cut_off_at_the_read_timeout(served: tuple[APIServer, 
     assert roundtrip(ep, "GET", "/api/v1/namespaces")[0] == 200
 
 
-def test_an_idle_connection_is_closed_at_the_idle_timeout(served: tuple[APIServer, Endpoint]) -> None:
-    """A keep-alive connection left idle is closed by the server (2 s here), after serving its request."""
-    _, ep = served
+def test_an_idle_connection_is_closed_at_the_idle_timeout(short_timeouts: tuple[APIServer, Endpoint]) -> None:
+    """A keep-alive connection left idle is closed by the server (0.5 s here), after serving its request."""
+    _, ep = short_timeouts
     with connect(ep, timeout=15.0) as s:
         request(s, "GET", "/api/v1/namespaces")
         assert response(s)[0] == 200

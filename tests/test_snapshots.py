@@ -67,6 +67,76 @@ def test_guard_detects_a_reordered_snapshot(api: APIServer) -> None:
         api.check_snapshots()
 
 
+def test_guard_catches_a_shared_part_mutated_before_a_later_snapshot_stored_it(api: APIServer) -> None:
+    """A member a later snapshot shares is not serialised again: it is checked against its first fingerprint."""
+    api.create(_pod())
+    _stored(api)["spec"]["containers"][0]["image"] = "changed"
+    with pytest.raises(SnapshotMutated, match='"image":"changed"'):  # (seen as the status write stores it)
+        api.patch("Pod", "p", {"status": {"phase": "Running"}}, namespace=NS, subresource="status")
+
+
+def test_guard_catches_a_shared_part_of_a_custom_resource_mutated_before_a_later_snapshot_stored_it(
+        api: APIServer) -> None:
+    """Without the Go-form check (an untyped custom resource), the end check sees it."""
+    from fakeapi.host import Host
+    from reconcilers.bundle import install
+
+    install(Host(api), {})
+    ars = {"apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+           "metadata": {"name": "a", "namespace": NS},
+           "spec": {"githubConfigUrl": "https://github.com/o", "githubConfigSecret": "s",
+                    "template": {"spec": {"containers": [{"name": "runner", "image": "i"}]}}}}
+    api.create(ars)
+    stored = api.get("AutoscalingRunnerSet", "a", NS, shared=True)
+    stored["spec"]["githubConfigUrl"] = "https://github.com/changed"
+    api.patch("AutoscalingRunnerSet", "a", {"metadata": {"labels": {"x": "1"}}}, namespace=NS)
+    assert api.get("AutoscalingRunnerSet", "a", NS, shared=True)["spec"] is stored["spec"]
+    with pytest.raises(SnapshotMutated, match="changed"):
+        api.check_snapshots()
+
+
+def test_guard_catches_a_crd_template_part_mutated_in_a_later_server() -> None:
+    """The bundle's CRDs share their spec with one template across servers: a change there is still seen."""
+    from fakeapi.host import Host
+    from reconcilers.bundle import install
+
+    for _ in range(2):
+        a = APIServer()
+        a.snapshot_guard = SnapshotGuard()
+        install(Host(a), {})
+        a.check_snapshots()
+    crd = a.get("CustomResourceDefinition", "ephemeralrunners.actions.github.com", shared=True)
+    versions = crd["spec"]["versions"]
+    versions[0]["served"] = not versions[0]["served"]
+    try:
+        with pytest.raises(SnapshotMutated, match="customresourcedefinitions ephemeralrunners"):
+            a.check_snapshots()
+    finally:
+        versions[0]["served"] = not versions[0]["served"]  # (the template is the process's)
+
+
+def test_guard_serialises_a_shared_part_once_per_check(api: APIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fakeapi.codec import snapshots
+
+    api.create(_pod())
+    for i in range(3):
+        api.patch("Pod", "p", {"metadata": {"labels": {"n": str(i)}}}, namespace=NS)
+    spec = _stored(api)["spec"]
+    seen: list[int] = []
+    original = snapshots.fingerprint
+
+    def counting(v: Any) -> bytes:
+        seen.append(id(v))
+        return original(v)
+
+    monkeypatch.setattr(snapshots, "fingerprint", counting)
+    api.snapshot_guard.check_all()  # type: ignore[union-attr]
+    assert seen.count(id(spec)) == 1
+    seen.clear()
+    api.patch("Pod", "p", {"metadata": {"labels": {"n": "last"}}}, namespace=NS)
+    assert id(spec) not in seen  # (known from the first snapshot that stored it)
+
+
 def test_shared_get_is_the_snapshot_and_plain_get_a_copy(api: APIServer) -> None:
     api.create(_pod())
     assert _stored(api) is _stored(api)

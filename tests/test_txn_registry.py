@@ -75,7 +75,6 @@ def test_nested_save_points_keep_the_state_each_found() -> None:
     txn.save_registry(later, api.kinds, api.store)
     assert later.registry is not None and ("x/v1", "X") in later.registry[0]
     assert ("x/v1", "X") not in outer.registry[0]
-    txn.end(outer, api._rng)
 
 
 def test_a_request_that_changes_no_kind_keeps_nothing(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,10 +15,15 @@ deterministic, so the variant reaches the same call; a variant that never
 reaches it fails, saying the runs diverged.
 
 When the plugin expands variants: at collection time, by running the plain
-case once (with expectations off) and keeping the plan in memory, keyed by
-the file's content hash and the case's position. A full ARC case runs in
+case once and keeping the plan in memory, keyed by the file's content hash
+and the case's position (:func:`plan_for_collection`). A full ARC case runs in
 milliseconds, so collection stays fast; each xdist worker collects, and so
-plans, on its own, with nothing shared between processes.
+plans, on its own, with nothing shared between processes. That run is the
+plain case's own run, expectations checked as its item checks them (they
+read the store, never the API, so the run is the same as without them); when
+it passed, the item takes its verdict (:func:`take_plain`) instead of running
+the same deterministic case a second time in the same process (issue 22).
+A failed expectation does not stop the planning (the item reports it).
 """
 
 from __future__ import annotations
@@ -98,6 +103,8 @@ def wanted_modes(case: Case) -> list[str]:
 
 
 _PLANS: dict[tuple[str, int, str], Plan] = {}
+#: Passed plain runs made while planning, by (file hash, case index, case name, budget), until their item takes them.
+_PLAINS: dict[tuple[str, int, str, int], CaseResult] = {}
 
 
 def plan_variants(case: Case, plain: CaseResult | None = None, *, budget: int | None = None) -> Plan:
@@ -110,14 +117,51 @@ def plan_variants(case: Case, plain: CaseResult | None = None, *, budget: int | 
         return _PLANS[key]
     if plain is None:
         plain = run_case(case, check=False) if budget is None else run_case(case, check=False, budget=budget)
+    plan = _plan(plain, modes, expectations_count=True)
+    if case.digest:
+        _PLANS[key] = plan
+    return plan
+
+
+def plan_for_collection(case: Case, *, budget: int) -> Plan:
+    """The variants of ``case`` as the pytest plugin collects them (cached like :func:`plan_variants`).
+
+    The planning run is the plain case's checked run with ``budget``; a failed expectation does not
+    stop the planning. When it passed, its verdict waits for the plain item (:func:`take_plain`).
+    """
+    modes = wanted_modes(case)
+    if not modes:
+        return Plan()
+    key = (case.digest, case.index, case.name)
+    if key in _PLANS:
+        return _PLANS[key]
+    plain = run_case(case, budget=budget)
+    plan = _plan(plain, modes, expectations_count=False)
+    if case.digest:
+        _PLANS[key] = plan
+        if plain.passed:
+            plain.api = plain.host = None  # (the verdict is kept, not the server)
+            _PLAINS[(*key, budget)] = plain
+    return plan
+
+
+def take_plain(case: Case, budget: int) -> CaseResult | None:
+    """The passed plain run :func:`plan_for_collection` made of ``case`` with ``budget``, once; else None."""
+    if not case.digest:
+        return None
+    return _PLAINS.pop((case.digest, case.index, case.name, budget), None)
+
+
+def _plan(plain: CaseResult, modes: list[str], *, expectations_count: bool) -> Plan:
+    """The variants planned from a plain run; an error when the run went wrong (or, when
+    ``expectations_count``, an expectation failed)."""
     writes = controller_writes(plain)
     plan = Plan(writes=len(writes))
-    if plain.aborted or any(f.phase != "invariants" for f in plain.failures):
-        reason = plain.aborted or "; ".join(f.mismatch.message for f in plain.failures[:3])
+    wrong = [f for f in plain.failures if f.phase != "invariants" and (expectations_count or not f.expectation)]
+    if plain.aborted or wrong:
+        reason = plain.aborted or "; ".join(f.mismatch.message for f in wrong[:3])
         plan.error = f"the plain run failed, so its writes cannot be counted: {reason}"
     for mode in modes:
         for w in writes:
             plan.variants.append(Variant(mode, w.index, w.rule(mode), w.describe()))
-    if case.digest:
-        _PLANS[key] = plan
     return plan

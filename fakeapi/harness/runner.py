@@ -79,6 +79,8 @@ class Failure:
 
     phase: str
     mismatch: Mismatch
+    #: An expectation (``expect:`` of a step or of the case) did not hold, as opposed to the run going wrong.
+    expectation: bool = False
 
 
 @dataclass
@@ -582,6 +584,15 @@ class CaseRun:
     # -- expectations --------------------------------------------------------------------------
 
     def _expectations(self, items: list[dict[str, Any]], base: JsonPath, phase: str, mark: int) -> None:
+        failures = self.result.failures
+        before = len(failures)
+        try:
+            self._check_expectations(items, base, phase, mark)
+        finally:
+            for f in failures[before:]:
+                f.expectation = True
+
+    def _check_expectations(self, items: list[dict[str, Any]], base: JsonPath, phase: str, mark: int) -> None:
         for i, a in enumerate(items):
             path = (*base, i)
             key = next(iter(a))

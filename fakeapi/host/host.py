@@ -123,6 +123,8 @@ class Controller:
         self.restarts = 0
         self.queue: WorkQueue[Request] = WorkQueue(host.clock, host.rng)
         self.informers: dict[tuple[str, str], Informer] = {}
+        #: ``informers``' values in order (what the host's delivery walks after every step).
+        self.informer_list: tuple[Informer, ...] = ()
         self._handlers: dict[tuple[str, str], list[Any]] = {}
         self.reader = CacheReader(api, self.name, self.informer,
                                   unsafe_disable_deep_copy=spec.unsafe_disable_deep_copy)
@@ -135,6 +137,7 @@ class Controller:
         host = self.host
         self.queue = WorkQueue(host.clock, host.rng)
         self.informers = {}
+        self.informer_list = ()
         self._handlers = {}
         filters = self.spec.event_filters
         for kind, w in self._watched:
@@ -158,6 +161,7 @@ class Controller:
                 inf = Informer(host.api, kind, f"{self.name}/informer")
                 inf.handlers.extend(self._handlers[key])
                 self.informers[key] = inf
+                self.informer_list = tuple(self.informers.values())
                 # A failed list is retried when events are delivered, as the reflector retries.
                 with contextlib.suppress(errors.ApiError, ControllerCrash):
                     inf.start()
@@ -189,6 +193,7 @@ class Controller:
         finally:
             trace.current_reconcile = current
         self.informers[key] = inf
+        self.informer_list = tuple(self.informers.values())
         return inf
 
     def generic(self, obj: Obj) -> None:
@@ -202,7 +207,7 @@ class Controller:
     def deliver(self) -> int:
         """Deliver pending watch events of every informer; returns how many."""
         n = 0
-        for inf in list(self.informers.values()):
+        for inf in self.informer_list:
             w = inf.watch
             # Informer.pending and Watch.has_events, inline (checked for every informer after every write)
             if inf.synced and (w is None or not (w._pending or w.pos < w.log.offset + len(w.log.events))):
@@ -295,7 +300,11 @@ class Host:
             return 0
         n = 0
         for ctrl in self.controllers.values():
-            n += ctrl.deliver()
+            for inf in ctrl.informer_list:  # (Controller.deliver, inline: after every step)
+                w = inf.watch
+                if inf.synced and (w is None or not (w._pending or w.pos < w.log.offset + len(w.log.events))):
+                    continue
+                n += inf.deliver()
         self._delivered_rv = rv
         return n
 
@@ -327,10 +336,18 @@ class Host:
     def _due_controller(self) -> Controller | None:
         best: Controller | None = None
         best_order: Order | None = None
+        now = self.clock._now  # (Clock.now, inline)
         for ctrl in self.controllers.values():
-            o = ctrl.queue.peek()
-            if o is not None and (best_order is None or o < best_order):
-                best, best_order = ctrl, o
+            q = ctrl.queue  # (WorkQueue.peek, inline: every step)
+            waiting = q._waiting_heap
+            if waiting and waiting[0][0] <= now:
+                q._promote()
+            ready = q._ready
+            if ready:
+                h = ready[0]
+                o = (h[0], h[1], h[2])
+                if best_order is None or o < best_order:
+                    best, best_order = ctrl, o
         return best
 
     def next_wakeup(self) -> datetime | None:

@@ -40,6 +40,8 @@ import struct
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from fnv_hash_fast import fnv1a_32
+
 from fakeapi.machinery import errors
 from fakeapi.machinery.selectors import SelectorError, selector_from_object
 
@@ -63,11 +65,9 @@ def safe_encode(s: str) -> str:
 
 
 def fnv32a(data: bytes) -> int:
-    """The 32-bit FNV-1a hash (Go's ``hash/fnv.New32a``)."""
-    h = 0x811C9DC5
-    for b in data:
-        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
-    return h
+    """The 32-bit FNV-1a hash (Go's ``hash/fnv.New32a``), computed by the fnv-hash-fast library
+    (C: a pure Python loop costs about 1,100 instructions a byte)."""
+    return fnv1a_32(data)
 
 
 def template_hash(template: Obj, collision_count: int | None = None) -> str:

@@ -37,7 +37,9 @@ import math
 import re
 import sys
 import threading
-from typing import Any
+from typing import Any, NoReturn
+
+import orjson
 
 from fakeapi.machinery import errors
 
@@ -282,8 +284,13 @@ def too_large(value: Any, limit: int = MAX_OBJECT_BYTES) -> bool:
 def check_body(value: Any, *, max_depth: int = MAX_DEPTH) -> int:
     """Raise the 400 ``BadRequest`` of :func:`body_problem` for a body JSON cannot hold (or nested too deep).
 
-    Returns a lower bound of the body's size as JSON (bytes).
+    Returns a lower bound of the body's size as JSON (bytes). A small body :func:`_plain_size` settles
+    answers its orjson size instead of the walk's count: both are under :data:`SMALL_BODY`, the size below
+    which the patch path (:func:`check_patched`) takes the same decision whatever the number.
     """
+    size = _plain_size(value, max_depth)
+    if size is not None and size < SMALL_BODY:
+        return size
     problem, chars = _scan(value, max_depth)
     if problem is not None:
         raise errors.bad_request(str(problem))
@@ -291,13 +298,56 @@ def check_body(value: Any, *, max_depth: int = MAX_DEPTH) -> int:
 
 
 def check_object(value: Any) -> None:
-    """:func:`check_body`, then the stored-object size: etcd's 500 ``etcdserver: request is too large``."""
+    """:func:`check_body`, then the stored-object size: etcd's 500 ``etcdserver: request is too large``.
+
+    Most bodies are settled at C speed by :func:`_plain_size`; the others (and every faulty one) take
+    the walk, which finds the first problem and its path.
+    """
+    if _plain_size(value, MAX_DEPTH) is not None:
+        return
     problem, chars = _scan(value, MAX_DEPTH)
     if problem is not None:
         raise errors.bad_request(str(problem))
     # (chars bounds the JSON from below; each counted unit is at most 24 bytes: a number, an escape)
     if chars > MAX_OBJECT_BYTES or (chars * 24 >= MAX_OBJECT_BYTES and encoded_size(value) > MAX_OBJECT_BYTES):
         raise errors.internal(OBJECT_TOO_LARGE)
+
+
+#: orjson hands every subclass of a builtin type, every dataclass and every date or time to ``default``
+#: (:func:`_refuse`), instead of serialising them: the walk decides about those.
+_PASSTHROUGH = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+
+
+def _refuse(value: Any) -> NoReturn:
+    raise TypeError
+
+
+def _plain_size(value: Any, max_depth: int) -> int | None:
+    """The size of ``value`` as orjson writes it, when that settles that ``value`` is a JSON value
+    :func:`check_object` accepts without walking it in Python; else None (walk it).
+
+    Settled when orjson serialises it (dicts with ``str`` keys, lists, tuples, valid ``str``, ints within
+    64 bits, floats, bools, None; a few other types it writes in its own way), the text read back equals
+    ``value`` (so it held only dicts, lists, ``str``, ints, finite floats, bools and None: a tuple, NaN, an
+    infinity, a UUID or an enum member reads back as something else), it has fewer brackets than
+    :data:`ROOM_FROM` and ``max_depth`` (so it nests less deep: :func:`_scan` would neither fail nor call
+    :func:`ensure_room`), and it is under half of :data:`MAX_OBJECT_BYTES` (the exact size is at most twice
+    orjson's: only a float can take more characters in Python's ``json``, two at most). The size is a lower
+    bound of the exact one.
+    """
+    try:
+        data = orjson.dumps(value, default=_refuse, option=_PASSTHROUGH)
+    except TypeError:  # (orjson.JSONEncodeError is one)
+        return None
+    size = len(data)
+    if size * 2 >= MAX_OBJECT_BYTES or data.count(b"{") + data.count(b"[") >= min(ROOM_FROM, max_depth):
+        return None
+    return size if orjson.loads(data) == value else None
+
+
+#: A body smaller than this (bytes) is small for :func:`check_patched` and :func:`check_merge_patched`:
+#: the patched object's size is not measured (``patch_chars * 24 * 16 < MAX_OBJECT_BYTES``).
+SMALL_BODY = MAX_OBJECT_BYTES // (24 * 16)
 
 
 def check_patched(result: Any, base: Any, patch_chars: int) -> None:
@@ -321,6 +371,9 @@ def check_patched(result: Any, base: Any, patch_chars: int) -> None:
                     continue  # (stored, and checked when it was)
                 if isinstance(item, dict) and isinstance(was, dict):
                     stack.append((item, was, depth + 1))
+                elif type(k) is str and k.isascii() and (
+                        (type(item) is str and item.isascii()) or type(item) is int or type(item) is bool or item is None):
+                    continue  # (what _scan would find fine: an ASCII key to an ASCII string, an int, a bool, null)
                 else:
                     slack = MANAGED_FIELDS_SLACK if k == "managedFields" and depth == 1 else 0
                     problem, _ = _scan({k: item}, MAX_DEPTH - depth + slack)
@@ -330,7 +383,7 @@ def check_patched(result: Any, base: Any, patch_chars: int) -> None:
             problem, _ = _scan(v, MAX_DEPTH - depth)
             if problem is not None:
                 raise errors.bad_request(str(problem))
-    if patch_chars * 24 * 16 >= MAX_OBJECT_BYTES and encoded_size(result) > MAX_OBJECT_BYTES:
+    if patch_chars >= SMALL_BODY and encoded_size(result) > MAX_OBJECT_BYTES:
         raise errors.internal(OBJECT_TOO_LARGE)
 
 
@@ -345,7 +398,7 @@ def check_merge_patched(result: Any, patch_chars: int) -> None:
     own (checked when it was stored) or a part of the patch at the same depth, which
     :func:`check_body` checked (``patch_chars``: what it said of the patch). Nothing is left to walk.
     """
-    if patch_chars * 24 * 16 >= MAX_OBJECT_BYTES and encoded_size(result) > MAX_OBJECT_BYTES:
+    if patch_chars >= SMALL_BODY and encoded_size(result) > MAX_OBJECT_BYTES:
         raise errors.internal(OBJECT_TOO_LARGE)
 
 

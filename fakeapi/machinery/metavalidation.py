@@ -275,10 +275,24 @@ _OWNER_REF_STRINGS = ("apiVersion", "kind", "name", "uid")
 _MANAGED_FIELDS_MAX_MANAGER = 128
 
 
-def validate_labels(labels: Any, field: str = "metadata.labels") -> list[Cause]:
-    """``v1validation.ValidateLabels``: keys qualified names, values label values."""
+def validate_labels(labels: Any, field: str = "metadata.labels", old: Any = None) -> list[Cause]:
+    """``v1validation.ValidateLabels``: keys qualified names, values label values.
+
+    ``old``: stored labels (checked when stored) the write replaces: a label it keeps as it was has
+    nothing to report (each label's causes depend on that label alone) and is not checked again.
+    """
     causes: list[Cause] = []
     if not _is_mapping(labels):
+        return causes
+    if type(old) is dict and type(labels) is dict:
+        for k, v in labels.items():
+            if type(v) is str and old.get(k, _NO_LABEL) == v:
+                continue
+            for msg in _qualified_name(k) if type(k) is str else _is_qualified_name(k):
+                causes.append(invalid(field, k, msg))
+            v = v if isinstance(v, str) else ""
+            for msg in _label_value(v) if type(v) is str else _is_valid_label_value(v):
+                causes.append(invalid(field, v, msg))
         return causes
     for k, v in labels.items():
         for msg in _qualified_name(k) if type(k) is str else _is_qualified_name(k):
@@ -289,6 +303,7 @@ def validate_labels(labels: Any, field: str = "metadata.labels") -> list[Cause]:
     return causes
 
 
+_NO_LABEL: Any = object()
 _SELECTOR_OPERATORS_WITH_VALUES = ("In", "NotIn")
 _SELECTOR_OPERATORS_WITHOUT_VALUES = ("Exists", "DoesNotExist")
 
@@ -551,7 +566,11 @@ def validate_object_meta(
     for key, check in _META_CHECKS:
         value = m.get(key)
         if value is not None and (old is None or (value is not (ov := o.get(key)) and value != ov)):
-            causes.extend(check(value))
+            if check is validate_labels:
+                # (only the labels the write adds or changes)
+                causes.extend(validate_labels(value, old=o.get(key) if old is not None else None))
+            else:
+                causes.extend(check(value))
     warnings: list[str] = []
     if custom_resource:
         warnings = finalizer_warnings(m, old)

@@ -111,12 +111,16 @@ def apply_json_patch_shared(doc: dict[str, Any], ops: Any) -> Any:
         prepared.append(op)
     out: Any = _own(doc, [], owned)
     try:
-        jsonpatch.JsonPatch(prepared)  # (every operation checked before any is applied, as the library does)
+        # every operation checked before any is applied, as JsonPatch(prepared) does; the operations it
+        # builds are applied (unless a negative index is resolved first, against the document as it is then)
+        built = [_OPERATION(op) for op in prepared]
         operations = jsonpatch.JsonPatch.operations
-        for op in prepared:
+        for i, op in enumerate(prepared):
             if negative:
                 op = _resolve_negative_indices(out, op)
-            operation = operations[op["op"]](op)
+                operation = operations[op["op"]](op)
+            else:
+                operation = built[i]
             out = _own(out, operation.pointer.parts[:-1], owned)
             if op["op"] == "move":
                 out = _own(out, jsonpointer.JsonPointer(op["from"]).parts[:-1], owned)
@@ -126,6 +130,11 @@ def apply_json_patch_shared(doc: dict[str, Any], ops: Any) -> Any:
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
         raise PatchApplyError(str(e)) from None
     return out
+
+
+#: What ``jsonpatch.JsonPatch(ops)`` runs on each operation to check it: the operation object, or
+#: ``InvalidJsonPatch`` (no ``op``, not a string, unknown).
+_OPERATION = jsonpatch.JsonPatch([])._get_operation
 
 
 def _own(root: Any, parts: list[str], owned: dict[int, Any]) -> Any:

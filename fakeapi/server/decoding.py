@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakeapi.codec.gomodel import GoType
 from fakeapi.codec.gounmarshal import from_unstructured_error, go_sprint, unmarshal_error
 from fakeapi.codec.snapshots import NotGoEncoded
 from fakeapi.machinery import errors
@@ -111,17 +112,67 @@ def check_patched_go_decodes(kind: Kind, ptype: str, patch: Any, result: dict[st
     JSON and merge patches decode the patched JSON (a Go map marshalled: keys sorted); a
     strategic merge patch's result goes through the unstructured converter. The stored object
     decodes, so only values the patch brings can fail: the patch is checked first (small), and
-    the result only when the patch has a value of the wrong type.
+    the result only when the patch has a value of the wrong type (a JSON Patch: its values at their
+    paths, :func:`_json_patch_values_decode`).
     """
     t = kind.go_type
     if ptype == "strategic":
         bad = from_unstructured_error(result, t) if from_unstructured_error(patch, t) is not None else None
-    elif ptype == "merge" and unmarshal_error(patch, t) is None:
+    elif (ptype == "merge" and unmarshal_error(patch, t) is None) or (
+            ptype == "json" and _json_patch_values_decode(patch, t)):
         bad = None
     else:
         bad = unmarshal_error(result, t, sorted_keys=True, base=base)  # (``base``: the stored object patched)
     if bad is not None:
         raise patch_invalid(ptype, patch, result, bad)
+
+
+def _json_patch_values_decode(ops: Any, t: GoType) -> bool:
+    """Does every value a JSON Patch puts in the object decode as the Go type at its path (issue 22)?
+
+    True settles that the patched object decodes (its other values are the stored object's, which does):
+    every operation is a ``test``, a ``remove``, or an ``add`` / ``replace`` whose path leads through
+    known fields to a type its value decodes as. False (a ``move`` or ``copy``, a path this cannot follow,
+    a value of the wrong type) settles nothing: the patched object is decoded, for the decoder's message.
+    """
+    if type(ops) is not list:
+        return False
+    for op in ops:
+        if type(op) is not dict:
+            return False
+        verb = op.get("op")
+        if verb == "test" or verb == "remove":
+            continue
+        if verb != "add" and verb != "replace":
+            return False
+        at = _go_type_at(t, op.get("path"))
+        if at is None or unmarshal_error(op.get("value"), at) is not None:
+            return False
+    return True
+
+
+def _go_type_at(t: GoType, path: Any) -> GoType | None:
+    """The Go type at a JSON Pointer into a value of type ``t`` (None: not one this follows)."""
+    if type(path) is not str or (path and path[0] != "/"):
+        return None
+    if not path:
+        return t
+    for token in path[1:].split("/"):
+        kind = t.kind
+        if kind == "struct":
+            f = t.fields.get(token.replace("~1", "/").replace("~0", "~"))
+            if f is None:
+                return None
+            t = f.type
+        elif kind == "map" or (kind == "slice" and (token == "-" or (token.isascii() and token.isdigit()))):
+            if t.elem is None:
+                return None
+            t = t.elem
+        elif kind == "any" or kind == "union":
+            return t  # (nothing below is checked by the decoder)
+        else:
+            return None
+    return t
 
 
 def patch_invalid(ptype: str, patch: Any, result: dict[str, Any], message: str) -> ApiError:

@@ -162,7 +162,6 @@ class Pipeline:
                         raise
                     finally:
                         self._tx = outer
-                        txn.end(sp, self._rng)
                 # --- end request atomicity ---
             except ApiError as e:
                 self._record(verb, kind, namespace, name, subresource, actor, patch_type, e.code, e.reason, 0, False)

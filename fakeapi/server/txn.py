@@ -39,43 +39,65 @@ if TYPE_CHECKING:
 #: A held notification: (event type, kind, object, old object).
 Note = tuple[str, "Kind", dict[str, Any], "dict[str, Any] | None"]
 
-#: A save point's generator state when it is captured at the first draw (most requests draw nothing).
-LAZY = None
+#: Words a :class:`JournaledRandom` may draw past its checkpoint before an outermost request takes a new one.
+CHECKPOINT_WORDS = 16384
 
 
 class JournaledRandom(random.Random):
-    """``random.Random`` (the same sequence) that keeps its state as of the first draw since :meth:`arm`.
+    """``random.Random`` (the same sequence) whose position can be marked and rewound cheaply.
 
-    Copying the Mersenne Twister's state costs as much as a small request: a request that draws
-    nothing (most do not: only creates draw uids and names) should not pay for it.
+    Copying the Mersenne Twister's state (``getstate``: a tuple of 625 ints) costs twice a small
+    request's JSON round trip, and most requests draw nothing (only creates draw uids and names). So
+    a save point keeps a mark instead: how many 32-bit words the generator has drawn (``getrandbits(k)``
+    draws ``ceil(k / 32)``, ``random()`` two) and ``gauss_next``. Rewinding to a mark puts back the
+    state kept at a checkpoint and draws the words since then again: the generator is where it was,
+    its state equal to the one it had (rare: only a request that fails after a draw rewinds).
     """
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
-        self.armed = False
-        self.saved: Any = None
 
-    def arm(self) -> None:
-        """Start watching: the state before the next draw is kept in :attr:`saved`."""
-        self.armed = True
-        self.saved = None
+    def seed(self, a: Any = None, version: int = 2) -> None:
+        """As ``random.Random.seed``; the generator's checkpoint is taken anew."""
+        super().seed(a, version)
+        self.drawn = 0
+        self._checkpoint = (random.Random.getstate(self), 0)
 
-    def disarm(self) -> None:
-        """Stop watching (the outermost request ended)."""
-        self.armed = False
-        self.saved = None
+    def setstate(self, state: Any) -> None:
+        """As ``random.Random.setstate``; the generator's checkpoint is taken anew."""
+        super().setstate(state)
+        self._checkpoint = (random.Random.getstate(self), self.drawn)
 
     def getrandbits(self, k: int) -> int:
-        """As ``random.Random.getrandbits`` (the state first kept when armed)."""
-        if self.armed and self.saved is None:
-            self.saved = super().getstate()
-        return super().getrandbits(k)
+        """As ``random.Random.getrandbits`` (its words counted)."""
+        bits = super().getrandbits(k)
+        if k > 0:
+            self.drawn += (k - 1) // 32 + 1
+        return bits
 
     def random(self) -> float:
-        """As ``random.Random.random`` (the state first kept when armed)."""
-        if self.armed and self.saved is None:
-            self.saved = super().getstate()
-        return super().random()
+        """As ``random.Random.random`` (its two words counted)."""
+        x = super().random()
+        self.drawn += 2
+        return x
+
+    def mark(self, checkpoint: bool = False) -> tuple[int, Any]:
+        """Where the generator is, to :meth:`rewind` to. ``checkpoint``: no earlier mark is in use (an
+        outermost request begins): a new checkpoint is taken when the old one is far behind."""
+        if checkpoint and self.drawn - self._checkpoint[1] > CHECKPOINT_WORDS:
+            self._checkpoint = (random.Random.getstate(self), self.drawn)
+        return self.drawn, self.gauss_next
+
+    def rewind(self, mark: tuple[int, Any]) -> None:
+        """Put the generator back where it was at ``mark`` (a no-op when it has drawn nothing since)."""
+        drawn, gauss_next = mark
+        if drawn != self.drawn:
+            state, at = self._checkpoint
+            random.Random.setstate(self, state)
+            if drawn > at:
+                super().getrandbits(32 * (drawn - at))  # (the words drawn between the checkpoint and the mark)
+            self.drawn = drawn
+        self.gauss_next = gauss_next
 
 
 @dataclass(slots=True)
@@ -110,16 +132,11 @@ def begin(journal: Journal | None, rv: int, resource_version: int, rng: random.R
     (``parent``: the save point of the request it is nested in).
 
     The kinds and tables are kept when a change to them is near (:func:`save_registry`). The
-    generator's state is kept lazily (:class:`JournaledRandom`) where it can be.
+    generator's position is marked (:class:`JournaledRandom`) where it can be, else its state kept.
     """
     outermost = journal is None
     j = Journal() if journal is None else journal
-    if isinstance(rng, JournaledRandom) and (outermost or rng.saved is None):
-        if outermost:
-            rng.arm()
-        state: Any = LAZY  # (no draw yet in this journal: the state kept at the first one is this one's)
-    else:
-        state = rng.getstate()
+    state = rng.mark(outermost) if type(rng) is JournaledRandom else rng.getstate()
     return Savepoint(j, outermost, rv, resource_version, state, len(j.undo), len(j.notes), None, parent)
 
 
@@ -185,14 +202,8 @@ def rollback(sp: Savepoint, kinds: KindRegistry, store: Store) -> None:
 
 def restore_rng(sp: Savepoint, rng: random.Random) -> None:
     """Put the random generator back where the request found it."""
-    if sp.rng_state is not LAZY:
+    if type(rng) is JournaledRandom:
+        rng.rewind(sp.rng_state)
+    else:
         rng.setstate(sp.rng_state)
-    elif isinstance(rng, JournaledRandom) and rng.saved is not None:
-        rng.setstate(rng.saved)
-        rng.saved = None
 
-
-def end(sp: Savepoint, rng: random.Random) -> None:
-    """The request of ``sp`` is over (succeeded, or rolled back): the outermost one stops the watch."""
-    if sp.outermost and isinstance(rng, JournaledRandom):
-        rng.disarm()

@@ -66,7 +66,10 @@ class NamespaceStrategy(BuiltinStrategy):
 
     def prepare_for_update(self, new: Obj, old: Obj) -> None:
         """``spec.finalizers`` change only through ``/finalize`` (the spec may be the stored one: replaced)."""
-        new["spec"] = {**(new.get("spec") or {}), "finalizers": (old.get("spec") or {}).get("finalizers", [])}
+        spec, fins = new.get("spec"), (old.get("spec") or {}).get("finalizers", [])
+        if type(spec) is dict and spec.get("finalizers") is fins:
+            return  # (h22write, issue 22: the stored finalizers already: the spec stays as it is, shared)
+        new["spec"] = {**(spec or {}), "finalizers": fins}
 
     def check_delete(self, name: str) -> None:
         """NamespaceLifecycle: ``default``, ``kube-system`` and ``kube-public`` stay."""
