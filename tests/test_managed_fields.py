@@ -789,3 +789,77 @@ def test_a_reapply_that_grows_the_object_past_etcds_limit_is_refused() -> None:
     assert api.get("ConfigMap", "big", namespace=NS) == first
     again = api.patch("ConfigMap", "big", cm(a="z" * 800_000), namespace=NS, patch_type="apply", field_manager="one")
     assert again["data"] == {"a": "z" * 800_000}
+
+
+@pytest.mark.parametrize("value", [
+    {"data": {"a": "x" * 100}},
+    {"data": {"a": "x" * 196_000}},  # (just past the fast answer's bound: measured the slow way)
+    {"data": {"a": "é\n\"" * 500_000}},  # (escapes and multi-byte characters: over the limit)
+    {"floats": [1e-7, 1e16, 0.5] * 70_000},  # (Go writes these floats longer than orjson does)
+    {"big": [10**30] * 10},  # (past orjson's ints: the slow way)
+], ids=["small", "near-the-bound", "escapes", "floats", "big-ints"])
+def test_the_merged_objects_size_check_answers_as_the_body_check(value: dict[str, Any]) -> None:
+    """An apply's size check of the merged object (orjson's length first, the body check's measure
+    when that cannot settle it) answers as :func:`bodycheck.too_large`."""
+    from fakeapi.machinery import bodycheck
+    from fakeapi.server.patch import _too_large
+
+    assert _too_large(value) == bodycheck.too_large(value)
+
+
+def test_the_apply_memo_answers_as_a_server_without_it() -> None:
+    """The field sets and merges an apply takes from the server's memo (a configuration's top-level
+    fields seen before) answer as computing them afresh, through conflicts, forced applies, other
+    managers' writes and a configuration its caller changes in place after applying it."""
+    def run(memo: bool) -> list[Any]:
+        api = APIServer()
+        if not memo:
+            api._apply_memo = None
+        out: list[Any] = []
+
+        def step(call: Any) -> None:
+            try:
+                out.append(call())
+            except ApiError as err:
+                out.append((err.code, err.status))
+
+        config = deployment_config()
+        for _ in range(3):
+            step(lambda: api.patch("Deployment", "d", copy.deepcopy(config), namespace=NS, patch_type="apply",
+                                   field_manager="one"))
+        config["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:2"  # (changed in place)
+        step(lambda: api.patch("Deployment", "d", config, namespace=NS, patch_type="apply", field_manager="one"))
+        step(lambda: api.patch("Deployment", "d", deployment_config(replicas=5), namespace=NS, patch_type="apply",
+                               field_manager="two"))
+        step(lambda: api.patch("Deployment", "d", deployment_config(replicas=5), namespace=NS, patch_type="apply",
+                               field_manager="two", force=True))
+        step(lambda: api.patch("Deployment", "d", {"spec": {"replicas": 7}}, namespace=NS, field_manager="three"))
+        for manager in ("one", "two", "one"):
+            step(lambda m=manager: api.patch("Deployment", "d", copy.deepcopy(config), namespace=NS,
+                                             patch_type="apply", field_manager=m, force=True))
+        config["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:3"
+        step(lambda: api.patch("Deployment", "d", config, namespace=NS, patch_type="apply", field_manager="one",
+                               force=True))
+        step(lambda: api.get("Deployment", "d", namespace=NS))
+        if memo:  # (the memo was used: the merges of unchanged specs are in it)
+            assert api._apply_memo is not None and api._apply_memo.merges and api._apply_memo.sets
+        return out
+
+    with_memo, without = run(True), run(False)
+    assert json.dumps(with_memo, sort_keys=True) == json.dumps(without, sort_keys=True)
+    assert with_memo[-1]["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:3"
+    assert any(isinstance(r, tuple) and r[0] == 409 for r in with_memo)
+
+
+def test_an_apply_whose_metadata_is_not_a_map_is_refused_for_a_custom_resource_too() -> None:
+    """A configuration's ``metadata`` that is not a map is ObjectMeta's type error (500 ``failed to create
+    typed patch object``), for a custom resource as for a built-in kind, whether the object exists or not."""
+    api = APIServer()
+    api.create(widget_crd())
+    body = {**widget("w", NS), "metadata": "x"}
+    for _ in range(2):
+        with pytest.raises(ApiError) as err:
+            api.patch("Widget", "w", body, namespace=NS, patch_type="apply", field_manager="m")
+        assert err.value.code == 500
+        assert err.value.status["message"].endswith(".metadata: expected map, got &{x}")
+        api.patch("Widget", "w", widget("w", NS), namespace=NS, patch_type="apply", field_manager="m")

@@ -12,6 +12,7 @@ deduced from their values. Expectations are what ``TypedValue.ToFieldSet``,
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -258,6 +259,39 @@ def test_merge(live: Any, config: Any, expected: Any) -> None:
     before_live, before_config = _copy(live), copy.deepcopy(config)
     assert tf.merge(live, config, T) == expected
     assert (live, config) == (before_live, before_config)
+
+
+@pytest.mark.parametrize(("live", "config", "expected"), [c[1:] for c in MERGE], ids=[c[0] for c in MERGE])
+def test_merge_of_a_checked_config_answers_the_same(live: Any, config: Any, expected: Any) -> None:
+    """``checked=True`` (the configuration walked by to_field_set first) takes subtrees with the same
+    JSON on both sides as they are, without a walk: the same merge, JSON for JSON."""
+    got = tf.merge(live, config, T, checked=True)
+    assert json.dumps(got) == json.dumps(tf.merge(live, config, T)) == json.dumps(expected)
+
+
+def test_merge_shares_what_the_config_leaves_as_it_is() -> None:
+    """The merged object holds the live subtrees the configuration does not change (the very same
+    objects), and is ``live`` itself when nothing changes, with or without ``checked``."""
+    live = spec(replicas=1, labels={"a": "1"}, containers=[{"name": "a", "image": "x", "args": ["1"]}],
+                sub={"x": 1})
+    for checked in (False, True):
+        out = tf.merge(live, spec(replicas=2, labels={"a": "1"}, containers=[{"name": "a", "args": ["1"]}]), T,
+                       checked=checked)
+        assert out["spec"]["replicas"] == 2
+        assert out["spec"]["labels"] is live["spec"]["labels"]
+        assert out["spec"]["containers"] is live["spec"]["containers"]
+        assert out["spec"]["sub"] is live["spec"]["sub"]
+        assert tf.merge(live, spec(replicas=1, containers=[{"name": "a", "image": "x"}]), T, checked=checked) is live
+
+
+@pytest.mark.parametrize("checked", [False, True])
+def test_merge_keeps_the_configs_json_where_python_finds_values_equal(checked: bool) -> None:
+    """``1 == 1.0 == True``, and dicts are equal in any key order, but their JSON differs: an atomic
+    value equal to the live one by ``==`` but not in JSON is the configuration's."""
+    live = spec(selector={"a": "1", "b": "2"}, args=[1, 2], extra={"n": 1})
+    config = spec(selector={"b": "2", "a": "1"}, args=[True, 2], extra={"n": True})
+    out = tf.merge(live, config, T, checked=checked)
+    assert json.dumps(out["spec"]) == json.dumps({**live["spec"], **config["spec"]})
 
 
 ORDERS: list[tuple[str, str, str]] = [

@@ -32,6 +32,7 @@ from fakeapi.machinery import errors
 from fakeapi.machinery import fieldpath as fp
 from fakeapi.machinery.fieldpath import FieldSet
 from fakeapi.machinery.typedfields import (
+    ApplyMemo,
     Memo,
     TypeNode,
     changes,
@@ -291,21 +292,23 @@ class Applied:
 
 def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: TypeNode, *, manager: str,
           api_version: str, subresource: str, status_subresource: bool, force: bool, now: str,
-          closed: bool = False, eager_prune: bool = False) -> Applied:
+          closed: bool = False, eager_prune: bool = False, memo: ApplyMemo | None = None) -> Applied:
     """Merge an applied configuration into ``live`` as ``manager`` (raises ApplyConflict, TypedError).
 
     ``closed``: undeclared fields are errors (built-in kinds, whose Go types have no room for them).
     ``eager_prune``: prune as ``Updater.prune`` always does, even when the manager applies every field
     it applied last time (then prune removes nothing, so it is skipped: the reference computation's switch).
+    ``memo``: the server's :class:`~fakeapi.machinery.typedfields.ApplyMemo`.
     """
     ignored = _ignored(subresource, status_subresource)
-    config_set = fp.canonical(_strip(to_field_set(config, t, closed=closed), ignored))
-    merged = merge(live, config, t)
+    config_set = _strip(to_field_set(config, t, closed=closed, memo=memo), ignored)  # (in Go's order, kept by _strip)
+    merged = merge(live, config, t, checked=True, memo=memo)  # (config walked by to_field_set just above)
     me = ManagerEntry(manager, APPLY, api_version, config_set, None, subresource)
     last = managed.get(me.key)
     managers: Managed = {k: e for k, e in managed.items() if k != me.key}
     managers[me.key] = me if last is None else ManagerEntry(manager, APPLY, api_version, config_set, last.time, subresource)
-    if last is not None and last.fields and (eager_prune or fp.difference(last.fields, config_set)):
+    if last is not None and last.fields and (eager_prune or (last.fields != config_set  # (the usual re-apply)
+                                                             and fp.difference(last.fields, config_set))):
         # (a re-apply of the same fields or more prunes nothing: what prune first removes lies under
         # paths of the last applied set, which the new one holds, with every item and named field
         # above them (ToFieldSet, EnsureNamedFieldsAreMembers): all of it is owned, so all comes back)

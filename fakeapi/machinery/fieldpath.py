@@ -222,7 +222,16 @@ def key_element(fields: dict[str, Any]) -> str:
         if type(v) is str and v.isascii() and v.isprintable() and '"' not in v and "\\" not in v:
             # (the common case, without the encoder)
             return f'k:{{"{n}":"{v}"}}'
-    return "k:" + _json({n: fields[n] for n in sorted(fields)})
+    parts: list[str] = []
+    for n in sorted(fields):  # (several keys of plain strings and ints, a port's: without the encoder too)
+        v = fields[n]
+        if type(v) is int:
+            parts.append(f'"{n}":{v}')
+        elif type(v) is str and v.isascii() and v.isprintable() and '"' not in v and "\\" not in v:
+            parts.append(f'"{n}":"{v}"')
+        else:
+            return "k:" + _json({n: fields[n] for n in sorted(fields)})
+    return "k:{" + ",".join(parts) + "}"
 
 
 def value_element(value: Any) -> str:

@@ -288,17 +288,47 @@ def _sub(path: Path, pe: str) -> Path:
 # --- ToFieldSet -----------------------------------------------------------------------
 
 
-def to_field_set(obj: Any, t: TypeNode, *, closed: bool = False) -> FieldSet:
-    """The paths a value sets (``TypedValue.ToFieldSet``); raises TypedError on an invalid list.
+def to_field_set(obj: Any, t: TypeNode, *, closed: bool = False, memo: ApplyMemo | None = None) -> FieldSet:
+    """The paths a value sets (``TypedValue.ToFieldSet``), in Go's order; raises TypedError on an invalid list.
 
     ``closed``: a key a struct does not declare is an error (``field not declared in schema``), as
     for the Go types of built-in kinds; otherwise it is read as deduced (custom resources are pruned).
+    ``memo``: the sets of top-level fields but metadata, by content (a configuration applied again).
     """
     errors: list[tuple[str, str]] = []
-    out = _to_set(obj, t, (), errors, closed)
+    if memo is None or type(obj) is not dict or t.shape != MAP or t.leaf:
+        out = _to_set(obj, t, (), errors, closed)
+    else:
+        out = {}
+        for key, val in obj.items():
+            mkey: tuple[int, bool, str, bytes] | None = None
+            if key != "metadata" and (type(val) is dict or type(val) is list):
+                content = _content(val)
+                if content is not None:
+                    mkey = (id(t), closed, key, content)
+                    hit = memo.sets.get(mkey)
+                    if hit is not None:
+                        if hit is not _NO_NODE:
+                            out["f:" + key] = hit
+                        continue
+            before = len(errors)
+            node = _to_set_field(key, val, t, (), errors, closed)
+            if node is not None:
+                out["f:" + key] = node
+            if mkey is not None and len(errors) == before:
+                memo.put(memo.sets, mkey, _NO_NODE if node is None else node)
+        if len(out) > 1:
+            out = _sorted(out)
     if errors:
         raise TypedError(errors)
     return out
+
+
+#: A memo's record of a field with no node in the set.
+_NO_NODE: FieldSet = {"": {}}
+
+
+_STR_OR_NULL = frozenset({str, type(None)})
 
 
 def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]], closed: bool = False) -> FieldSet:
@@ -315,26 +345,65 @@ def _to_set(v: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]], clos
             if closed and v is not None:
                 errors.append((_render(path), shape_problem(MAP, v)))
             return fp.EMPTY
+        if not t.props and t.elem is not None:  # (a map of one value type: labels, annotations, data)
+            et = t.item()  # (the type of every key's value: none is declared)
+            if et.shape == SCALAR and (not closed or (et.scalar == "string" and _STR_OR_NULL.issuperset(
+                    map(type, v.values())))):
+                return {"f:" + key: fp.EMPTY for key in sorted(v)}  # (each a member, no error)
         for key, val in v.items():
-            ct, declared = t.child(key)
-            pe = "f:" + key
-            if closed and not declared and t.props and t.elem is None and not t.open:
-                errors.append((_render(_sub(path, pe)), "field not declared in schema"))
-                continue
-            kids = _to_set(val, ct, _sub(path, pe), errors, closed)
-            member = (not declared or val is None or (type(val) is dict and not val)
-                      or _deduce(ct, val).leaf)
-            node = fp._join(member, kids)
+            node = _to_set_field(key, val, t, path, errors, closed)
             if node is not None:
-                out[pe] = node
-        return out
+                out["f:" + key] = node
+        return _sorted(out) if len(out) > 1 else out  # (Go's order, as every set made here)
     if closed and v is not None and type(v) is not list:
         errors.append((_render(path), shape_problem(LIST, v)))
         return fp.EMPTY
     it = t.item()
     for pe, item in _keyed_items(t, v, path, errors):  # (each item walked before the next is keyed)
         out[pe] = fp._join(True, _to_set(item, it, _sub(path, pe), errors, closed))
-    return out
+    return fp.canonical_level(out)
+
+
+def _to_set_field(key: str, val: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]],
+                  closed: bool) -> FieldSet | None:
+    """The node of one key of a map (None: the key adds nothing to the set)."""
+    ct, declared = t.child(key)
+    pe = "f:" + key
+    if closed and not declared and t.props and t.elem is None and not t.open:
+        errors.append((_render(_sub(path, pe)), "field not declared in schema"))
+        return None
+    if ct.leaf:  # (what _to_set answers for a scalar or an atomic value, without the call: a member)
+        if closed and val is not None and not (ct.scalar == "string" and type(val) is str):
+            problem = scalar_problem(ct.scalar, val) if ct.shape == SCALAR else shape_problem(ct.shape, val)
+            if problem:
+                errors.append((_render((path, pe)), problem))
+        return fp.EMPTY
+    kids = _to_set(val, ct, (path, pe), errors, closed)
+    member = (not declared or val is None or (type(val) is dict and not val) or _deduce(ct, val).leaf)
+    return fp._join(member, kids)
+
+
+class ApplyMemo:
+    """A server's memo of what applies compute from a configuration's top-level fields but metadata:
+    their field sets by content (:func:`to_field_set`), and their merges by content and the live
+    value they were merged into (:func:`merge`; a hit needs that very object: stored values are never
+    changed, and the memo keeps them alive; only merges that are the live value itself are kept, as
+    they hold nothing of a caller's). At most ``size`` of each, the oldest dropped first.
+    A configuration applied again, unchanged but for its metadata, is then neither walked nor merged.
+    """
+
+    __slots__ = ("merges", "sets", "size")
+
+    def __init__(self, size: int = 256) -> None:
+        self.sets: dict[tuple[int, bool, str, bytes], FieldSet] = {}
+        self.merges: dict[tuple[int, str, bytes], tuple[Any, Any]] = {}
+        self.size = size
+
+    def put(self, table: dict[Any, Any], key: Any, value: Any) -> None:
+        """Record ``value`` for ``key`` in one of the memo's tables, dropping the oldest entry when full."""
+        if len(table) >= self.size:
+            del table[next(iter(table))]
+        table[key] = value
 
 
 # --- Compare --------------------------------------------------------------------------
@@ -533,6 +602,12 @@ def _compare(lv: Any, rv: Any, t: TypeNode, path: Path,
     t = _deduce(t, rv)
     if _leaf_here(t, lv, rv):
         return _NOTHING  # the node itself: judged by the caller
+    return _compare_node(lv, rv, t, path, errors)
+
+
+def _compare_node(lv: Any, rv: Any, t: TypeNode, path: Path,
+                  errors: list[tuple[str, str]]) -> tuple[FieldSet, FieldSet]:
+    """:func:`_compare` of a node its caller found granular, its type deduced."""
     changed: FieldSet = {}
     removed: FieldSet = {}
     if t.shape == MAP:
@@ -596,11 +671,12 @@ def _child_changes(pe: str, lv: Any, rv: Any, ct: TypeNode, path: Path, errors: 
     if rv is MISSING:  # everything under a removed node is removed too
         removed[pe] = _subtree(lv, ct)
         return
-    dt = _deduce(ct, rv)
-    if _leaf_here(dt, lv, rv):
+    dt = ct if ct.shape != DEDUCED else _deduce(ct, rv)
+    if dt.leaf or (not (type(lv) is dict and lv) and not (type(rv) is dict and rv) if dt.shape == MAP
+                   else not (type(lv) is list and lv) and not (type(rv) is list and rv)):  # (_leaf_here)
         changed[pe] = fp.EMPTY  # (a different value: checked by the caller)
         return
-    c, r = _compare(lv, rv, dt, _sub(path, pe), errors)
+    c, r = _compare_node(lv, rv, dt, (path, pe), errors)
     if c:
         changed[pe] = c
     if r:
@@ -695,14 +771,57 @@ def _union_keys(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 # --- Merge ----------------------------------------------------------------------------
 
 
-def merge(live: Any, config: Any, t: TypeNode) -> Any:
+def merge(live: Any, config: Any, t: TypeNode, *, checked: bool = False, memo: ApplyMemo | None = None) -> Any:
     """``config`` merged into ``live`` (``TypedValue.Merge``): config's leaves win, maps and keyed
-    lists merge item by item, shared list items keep the config's order."""
+    lists merge item by item, shared list items keep the config's order.
+
+    The result shares with ``live`` every subtree the configuration leaves as it is (the very same
+    objects, the whole of ``live`` when nothing changes), and may share the configuration's values:
+    neither is to be changed in place. ``checked``: :func:`to_field_set` walked ``config`` without
+    error (no keyed list of it has a duplicate or keyless item), so a subtree with the same JSON on
+    both sides merges to the live one without a walk (nothing in it to report either).
+    ``memo`` (with ``checked``): the merges of top-level fields but metadata (see :class:`ApplyMemo`).
+    """
     errors: list[tuple[str, str]] = []
-    out = _merge(live, config, t, (), errors)
+    if memo is not None and checked and type(live) is dict and type(config) is dict and t.shape == MAP and not t.leaf:
+        out = _merge_root(live, config, t, errors, memo)
+    else:
+        out = (_merge_checked if checked else _merge)(live, config, t, (), errors)
     if errors:
         raise TypedError(errors)
     return out
+
+
+def _merge_root(lv: dict[str, Any], rv: dict[str, Any], t: TypeNode, errors: list[tuple[str, str]],
+                memo: ApplyMemo) -> Any:
+    """:func:`_merge_checked` of two objects, each top-level field's merge looked up in ``memo`` first."""
+    if lv == rv and same_json(lv, rv):
+        return lv
+    out: dict[str, Any] = {}
+    same = True
+    for key in _union_keys(lv, rv):
+        lk = lv.get(key, MISSING)
+        rk = rv.get(key, MISSING)
+        mkey: tuple[int, str, bytes] | None = None
+        if (key != "metadata" and rk is not MISSING and (type(rk) is dict or type(rk) is list)
+                and (type(lk) is dict or type(lk) is list)):
+            content = _content(rk)
+            if content is not None:
+                mkey = (id(t), key, content)
+        hit = memo.merges.get(mkey) if mkey is not None else None
+        if hit is not None and hit[0] is lk:
+            v = hit[1]
+        else:
+            before = len(errors)
+            ct, _ = t.child(key)
+            v = _merge_checked(lk, rk, ct, _sub((), "f:" + key), errors)
+            if mkey is not None and v is lk and len(errors) == before:  # (only what holds no value of the
+                memo.put(memo.merges, mkey, (lk, v))  # configuration's: its caller may change it later)
+        if v is not lk:
+            same = False
+        if v is not MISSING:
+            out[key] = v
+    return lv if same else out
 
 
 def _merge(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]]) -> Any:
@@ -718,20 +837,89 @@ def _merge(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple[str, st
     if lv_t is not None and t.shape != SCALAR and lv_t is not type(rv):
         return rv  # a deduced value changed shape, or a null: the config's wins
     if _leaf_here(t, lv, rv):
+        # (the config's value; the live one when it is the same JSON, so that the subtree stays shared)
+        return lv if lv_t is type(rv) and lv == rv and same_json(lv, rv) else rv
+    return _merge_node(lv, rv, t, path, errors, _merge)
+
+
+def _merge_checked(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]]) -> Any:
+    """:func:`_merge` of a configuration :func:`to_field_set` checked: equal subtrees are not walked."""
+    if rv is MISSING:
+        return lv
+    if lv is MISSING:
+        lv_t = None
+    else:
+        lv_t = type(lv)
+        if lv_t is type(rv) and lv == rv and ((lv_t is not dict and lv_t is not list) or same_json(lv, rv)):
+            return lv  # (what a walk would build: the same JSON as ``lv``, and no error in it)
+    if t.shape == DEDUCED:
+        t = _deduce(t, rv)
+    if t.leaf:
+        return rv  # (not the same JSON as ``lv``: checked above)
+    if rv is None and lv_t in (dict, list) and lv:
+        return lv
+    if lv_t is not None and lv_t is not type(rv):
         return rv
+    if _leaf_here(t, lv, rv):
+        return rv
+    return _merge_node(lv, rv, t, path, errors, _merge_checked)
+
+
+def _merge_node(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple[str, str]], step: Any) -> Any:
+    """A granular map or list merged, children by ``step``; ``lv`` itself when every child is its own."""
     if t.shape == MAP:
         lm = lv if type(lv) is dict else {}
         out: dict[str, Any] = {}
-        for key in _union_keys(lm, rv):
-            ct, _ = t.child(key)
-            v = _merge(lm.get(key, MISSING), rv.get(key, MISSING), ct, _sub(path, "f:" + key), errors)
+        same = type(lv) is dict
+        for key, lk in lm.items():  # (the live keys first, then the config's others: _union_keys' order)
+            rk = rv.get(key, MISSING)
+            if rk is MISSING:
+                out[key] = lk  # (what ``step`` answers, without the call)
+                continue
+            v = step(lk, rk, t.child(key)[0], (path, "f:" + key), errors)
+            if v is not lk:
+                same = False
             if v is not MISSING:
                 out[key] = v
-        return out
-    return _merge_list(lv if type(lv) is list else [], rv, t, path, errors)
+        for key, rk in rv.items():
+            if key not in lm:
+                same = False
+                v = step(MISSING, rk, t.child(key)[0], (path, "f:" + key), errors)
+                if v is not MISSING:
+                    out[key] = v
+        return lv if same else out
+    lhs = lv if type(lv) is list else []
+    items = _merge_list(lhs, rv, t, path, errors, step)
+    if lhs is lv and len(items) == len(lhs) and all(a is b for a, b in zip(items, lhs)):
+        return lv
+    return items
 
 
-def _merge_list(lhs: list[Any], rhs: list[Any], t: TypeNode, path: Path, errors: list[tuple[str, str]]) -> list[Any]:
+def same_json(a: Any, b: Any) -> bool:
+    """Do two values Python finds equal (``a == b``) have the same JSON? ``1 == 1.0 == True``, and
+    dicts are equal whatever their keys' order, but their JSON differs."""
+    ta = type(a)
+    if ta is not dict and ta is not list:
+        return ta is type(b)
+    try:
+        return orjson.dumps(a) == orjson.dumps(b)
+    except (orjson.JSONEncodeError, TypeError):  # (what orjson cannot carry: an int past 64 bits)
+        return _same_json_walk(a, b)
+
+
+def _same_json_walk(a: Any, b: Any) -> bool:
+    ta = type(a)
+    if ta is not type(b):
+        return False
+    if ta is dict:
+        return all(ka == kb and _same_json_walk(va, vb) for (ka, va), (kb, vb) in zip(a.items(), b.items()))
+    if ta is list:
+        return all(_same_json_walk(x, y) for x, y in zip(a, b))
+    return True
+
+
+def _merge_list(lhs: list[Any], rhs: list[Any], t: TypeNode, path: Path, errors: list[tuple[str, str]],
+                step: Any = _merge) -> list[Any]:
     """``visitListItems`` of merge.go: live-only items stay where they were, shared items follow the config."""
     it = t.item()
     r_order, r_items = _ordered(t, rhs, path, errors)
@@ -745,7 +933,7 @@ def _merge_list(lhs: list[Any], rhs: list[Any], t: TypeNode, path: Path, errors:
         if li < len(l_order) and ri < len(r_order):
             pe = l_order[li]
             if pe == r_order[ri]:
-                out.append(_merge(l_items[pe], r_items[pe], it, _sub(path, pe), errors))
+                out.append(step(l_items[pe], r_items[pe], it, _sub(path, pe), errors))
                 li += 1
                 ri += 1
                 si += 1
@@ -762,7 +950,7 @@ def _merge_list(lhs: list[Any], rhs: list[Any], t: TypeNode, path: Path, errors:
                 continue
         if ri < len(r_order):
             pe = r_order[ri]
-            out.append(_merge(l_items.get(pe, MISSING), r_items[pe], it, _sub(path, pe), errors))
+            out.append(step(l_items.get(pe, MISSING), r_items[pe], it, _sub(path, pe), errors))
             ri += 1
             if next_shared is not None and next_shared == pe:
                 si += 1

@@ -29,7 +29,7 @@ from fakeapi.machinery import errors, fieldmanager
 from fakeapi.machinery.errors import ApiError
 from fakeapi.machinery.jsonutil import fast_copy
 from fakeapi.machinery.lazymodule import lazy_module
-from fakeapi.machinery.typedfields import Memo
+from fakeapi.machinery.typedfields import ApplyMemo, Memo
 from fakeapi.registry.apiextensions.crdsnapshot import CRDSnapshot, CRDTemplate
 from fakeapi.registry.apiextensions.strategy import CustomResourceDefinitionStrategy
 from fakeapi.registry.builtin import builtin_kinds
@@ -94,6 +94,8 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         self._pending_managed: tuple[Any, fieldmanager.Managed] | None = None
         #: The changes found under top-level fields, by content (typedfields.Memo): objects of one template share them.
         self._changes_memo = Memo()
+        #: What applies compute from a configuration's top-level fields, by content (typedfields.ApplyMemo).
+        self._apply_memo = ApplyMemo()
         #: Checks that stored snapshots are never mutated (``FAKEAPI_CHECK_SNAPSHOTS=1``), else None.
         self.snapshot_guard: SnapshotGuard | None = SnapshotGuard() if _snapshot_check_enabled() else None
         #: Decoded (Go client) forms of stored snapshots, shared by clients and informer caches.

@@ -91,15 +91,16 @@ def check_meta_types(kind: Kind, meta: dict[str, Any], base: dict[str, Any] | No
     _check_meta_types_in_order(meta, base)
 
 
-def check_go_decodes(kind: Kind, body: dict[str, Any]) -> None:
+def check_go_decodes(kind: Kind, body: dict[str, Any], base: dict[str, Any] | None = None) -> None:
     """A create or update body of a built-in kind must decode into its Go struct: else 400.
 
     The handler decodes before anything else (``transformDecodeError``), so this error wins
     over every validation error. Custom resources decode as unstructured JSON: not checked.
+    ``base``: a stored object whose values ``body`` shares (an apply's merge): those are not walked.
     """
     if not kind.stored_go_encoded:
         return
-    bad = unmarshal_error(body, kind.go_type)
+    bad = unmarshal_error(body, kind.go_type, base=base)
     if bad is not None:
         raise errors.bad_request(f'{kind.kind} in version "{kind.version}" cannot be handled as a {kind.kind}: {bad}')
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from fakeapi.codec.snapshots import NotGoEncoded
 from fakeapi.machinery import bodycheck, errors, fieldmanager  # (bodycheck: issue 24)
 from fakeapi.machinery.errors import ApiError, Cause
 from fakeapi.machinery.jsonutil import normalize_numbers
-from fakeapi.machinery.typedfields import TypedError, root_type
+from fakeapi.machinery.typedfields import MAP, ApplyMemo, TypedError, root_type, shape_problem
 from fakeapi.registry.kinds import Kind
 from fakeapi.server.decoding import check_go_decodes, check_patched_go_decodes, patch_invalid
 from fakeapi.server.pipeline import Outcome, mapping, patches_module
@@ -41,6 +43,8 @@ class PatchVerb(UpdateVerb):
     #: Prune on every re-apply, as upstream does, even when it cannot remove anything (the reference
     #: computation of tests/test_managed_fields_corpus.py; the server skips that prune).
     _eager_prune: bool = False
+    #: What applies compute from a configuration's top-level fields, by content (set by the server).
+    _apply_memo: ApplyMemo | None = None
 
     def patch(
         self,
@@ -193,36 +197,56 @@ class PatchVerb(UpdateVerb):
             e.obj if e.obj.get("apiVersion") == k.api_version else self._read(k, e.obj))
         stored = self._stored_managed(e)
         try:
+            if not k.builtin and config.get("metadata") is not None and type(config["metadata"]) is not dict:
+                # (as ObjectMeta's type check answers a built-in's (closed: to_field_set checks it): a custom
+                # resource's too, rather than a crash)
+                raise TypedError([(".metadata", shape_problem(MAP, config["metadata"]))])
             applied = fieldmanager.apply(stored, live, config, root_type(k.schema), manager=manager,
                                          api_version=k.api_version, subresource=sub,
                                          status_subresource=k.status_subresource, force=force,
                                          now=self.clock.timestamp(), closed=k.builtin,
-                                         eager_prune=self._eager_prune)
+                                         eager_prune=self._eager_prune, memo=self._apply_memo)
         except fieldmanager.ApplyConflict as err:
             raise fieldmanager.conflict_error(err) from err
         except TypedError as err:
             where = f"{ns}/{name}" if ns else f"/{name}"
             group = f"{k.group}/{k.version}" if k.group else f"/{k.version}"
             raise errors.internal(f"failed to create typed patch object ({where}; {group}, Kind={k.kind}): {err}") from err
-        merged = applied.obj
+        merged = applied.obj  # (shares what the configuration left as it was with ``live``: never changed in place)
         if e is not None and live is e.obj:
             # (every value of the merge is the stored object's, checked when stored, or the configuration's
             # at the same path, checked above, and nothing else: only the size is left to measure)
-            if bodycheck.too_large(merged):
+            if _too_large(merged):
                 raise errors.internal(bodycheck.OBJECT_TOO_LARGE)
         else:
             bodycheck.check_object(merged)  # (issue 24: the merged object's size)
-        mmeta = merged.setdefault("metadata", {})
-        mmeta["name"] = name
+        if merged is live:
+            merged = dict(live)
+        mmeta = mapping(merged.get("metadata"))
+        if mmeta.get("name") != name:
+            merged["metadata"] = mmeta = {**mmeta, "name": name}
         if e is None:
             if k.namespaced:
                 mmeta.setdefault("namespace", ns)
             return self._create(k, merged, ns or None, field_validation, dry_run, False, manager=manager,
                                 applied=applied.managed)
-        check_go_decodes(k, merged)  # (issue 24: as the create path: a 400, not a crash in validation)
-        decoded = self._decode(k, merged, field_validation, copy=True)
+        # (issue 24: as the create path: a 400, not a crash in validation; what the merge shares with the
+        # stored object decodes: only the rest is walked)
+        check_go_decodes(k, merged, base=live)
+        decoded = self._decode(k, merged, field_validation, shared=True, base=live)
         dmeta = decoded["metadata"]
         dmeta["name"] = name
         if k.namespaced:
             dmeta["namespace"] = self._namespace_for(k, dmeta.get("namespace"), ns)
         return self._update_entry(k, e, decoded, sub, dry_run, patch=True, manager=manager, applied=applied.managed)
+
+
+def _too_large(obj: dict[str, Any]) -> bool:
+    """:func:`bodycheck.too_large` of a merged object, answered first from its JSON as orjson writes it
+    (C speed): that differs from Go's compact JSON only in how a float is written, at least 3 bytes
+    against at most 24, so a JSON under an eighth of the limit proves the object is not too large."""
+    try:
+        size = len(orjson.dumps(obj))
+    except (orjson.JSONEncodeError, TypeError):  # (what orjson cannot carry: an int past 64 bits)
+        return bodycheck.too_large(obj)
+    return size * 8 >= bodycheck.MAX_OBJECT_BYTES and bodycheck.too_large(obj)
