@@ -22,7 +22,7 @@ a list item without its merge key, ...).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import jsonpatch
@@ -133,8 +133,9 @@ def apply_json_patch_shared(doc: dict[str, Any], ops: Any) -> Any:
 
 
 #: What ``jsonpatch.JsonPatch(ops)`` runs on each operation to check it: the operation object, or
-#: ``InvalidJsonPatch`` (no ``op``, not a string, unknown).
-_OPERATION = jsonpatch.JsonPatch([])._get_operation
+#: ``InvalidJsonPatch`` (no ``op``, not a string, unknown). (A private method of every jsonpatch release
+#: the project supports, read by name: the stubs that newer releases ship (1.48 has them) do not declare it.)
+_OPERATION: Callable[[Any], Any] = getattr(jsonpatch.JsonPatch([]), "_get_operation")  # noqa: B009 (mypy: not in the stubs)
 
 
 def _own(root: Any, parts: list[str], owned: dict[int, Any]) -> Any:
