@@ -284,17 +284,10 @@ def validate_labels(labels: Any, field: str = "metadata.labels", old: Any = None
     causes: list[Cause] = []
     if not _is_mapping(labels):
         return causes
-    if type(old) is dict and type(labels) is dict:
-        for k, v in labels.items():
-            if type(v) is str and old.get(k, _NO_LABEL) == v:
-                continue
-            for msg in _qualified_name(k) if type(k) is str else _is_qualified_name(k):
-                causes.append(invalid(field, k, msg))
-            v = v if isinstance(v, str) else ""
-            for msg in _label_value(v) if type(v) is str else _is_valid_label_value(v):
-                causes.append(invalid(field, v, msg))
-        return causes
+    kept = old if type(old) is dict and type(labels) is dict else {}
     for k, v in labels.items():
+        if type(v) is str and kept.get(k, _NO_LABEL) == v:
+            continue  # (on update, a label the stored object has as it is was checked when stored)
         for msg in _qualified_name(k) if type(k) is str else _is_qualified_name(k):
             causes.append(invalid(field, k, msg))
         v = v if isinstance(v, str) else ""
