@@ -38,6 +38,9 @@ _OPS: list[list[dict[str, Any]]] = [
 ]
 
 
+_REFUSED = object()
+
+
 def _answer(api: APIServer, ops: list[dict[str, Any]]) -> Any:
     try:
         return api.patch("Pod", "p", ops, namespace="default", patch_type="json")
@@ -57,8 +60,8 @@ def test_a_json_patch_is_refused_as_decoding_its_result_would(ops: list[dict[str
         try:
             result = patches.apply_json_patch(stored.obj, ops)
         except PatchError:
-            result = None  # (the patch itself fails: nothing to decode)
-        if result is not None:
+            result = _REFUSED  # (the patch itself fails: nothing to decode)
+        if result is not _REFUSED:
             assert unmarshal_error(result, k.go_type, sorted_keys=True) is None
     got = _answer(api, ops)
     # the reference: the same patch with the shortcut off (every patched object decoded)
