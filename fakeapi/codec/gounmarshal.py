@@ -24,7 +24,6 @@ from typing import Any
 from fakeapi.codec.gomodel import BOOL, FLOAT, INT, STRING, GoType, go_type_string
 from fakeapi.machinery.jsonutil import go_json_type
 from fakeapi.machinery.metavalidation import go_float, go_quote
-from fakeapi.machinery.quantity import parse_quantity
 
 _INT32 = (-(2**31), 2**31 - 1)
 _INT64 = (-(2**63), 2**63 - 1)
@@ -234,6 +233,9 @@ def quantity_error(v: Any) -> str | None:
         return _QUANTITY_FORMAT
     if not isinstance(v, (str, int, float)):
         return _QUANTITY_FORMAT  # an object or array's text never matches the quantity pattern
+    # (imported on first use: a server's start meets no quantity; issue 22)
+    from fakeapi.machinery.quantity import parse_quantity
+
     try:
         parse_quantity(v.strip() if isinstance(v, str) else v)
     except (ValueError, ZeroDivisionError) as e:
