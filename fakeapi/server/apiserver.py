@@ -235,8 +235,13 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         """Decoded (Go client) forms of stored snapshots, shared by clients and informer caches.
 
         Made on first use (then a plain attribute of the server): a server no client reads never
-        imports the Go decoder (issue 22)."""
-        return godecode.DecodeCache(check=self._decode_check)
+        imports the Go decoder (issue 22). Made under the server's lock, so that two threads reading
+        it first share one cache (``cached_property`` takes no lock of its own from Python 3.12)."""
+        with self._lock:
+            cache: DecodeCache | None = self.__dict__.get("decoded")
+            if cache is None:
+                cache = self.__dict__["decoded"] = godecode.DecodeCache(check=self._decode_check)
+        return cache
 
     def check_snapshots(self) -> None:
         """With ``FAKEAPI_CHECK_SNAPSHOTS=1``: check that no stored snapshot, and no decoded form
