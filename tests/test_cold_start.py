@@ -35,7 +35,7 @@ api = APIServer()
 lazy = ["fakeapi.registry.apps.validation", "fakeapi.registry.networking.validation", "fakeapi.registry.core.validation",
         "fakeapi.registry.batch.validation", "fakeapi.machinery.selectors", "fakeapi.registry.apiextensions.crd",
         "fakeapi.codec.semantic", "fakeapi.host", "fakeapi.http", "fakeapi.harness",
-        "fakeapi.machinery.typedapply", "fakeapi.registry.core.defaults", "fakeapi.codec.godecode",
+        "fakeapi.machinery.typedapply", "fakeapi.machinery.serverapply", "fakeapi.registry.core.defaults", "fakeapi.codec.godecode",
         "fakeapi.machinery.quantity", "fakeapi.registry.apiextensions.crdsnapshot"]
 print(",".join(m for m in lazy if m in sys.modules))
 import fakeapi.registry.apps.strategy as apps
@@ -66,13 +66,14 @@ FIRST_USE_CHILD = """
 import sys
 from fakeapi import APIServer
 api = APIServer()
-first = ["fakeapi.machinery.typedapply", "fakeapi.codec.godecode", "fakeapi.machinery.quantity"]
+first = ["fakeapi.machinery.serverapply", "fakeapi.machinery.typedapply", "fakeapi.codec.godecode",
+         "fakeapi.machinery.quantity"]
 assert not [m for m in first if m in sys.modules], [m for m in first if m in sys.modules]
 cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}, "data": {"a": "1"}}
 api.patch("ConfigMap", "c", cm, namespace="default", patch_type="apply", field_manager="m")
 assert "fakeapi.machinery.typedapply" in sys.modules
-import fakeapi.machinery.fieldmanager as fm
-assert fm.typedapply is sys.modules["fakeapi.machinery.typedapply"], fm.typedapply
+import fakeapi.server.patch as patch_verb
+assert patch_verb.serverapply is sys.modules["fakeapi.machinery.serverapply"], patch_verb.serverapply
 assert "fakeapi.codec.godecode" not in sys.modules
 from fakeapi import Client
 got = Client(api, "reader").get("ConfigMap", "c", "default")
@@ -86,8 +87,8 @@ print(got["data"]["a"], [e["manager"] for e in got["metadata"]["managedFields"]]
 
 
 def test_apply_the_go_decoder_and_quantities_are_loaded_on_first_use() -> None:
-    """A server's first apply imports apply's typed walks (the field manager's stand-in then becomes
-    the module), its first client read the Go decoder (one cache, kept), its first quantity the
+    """A server's first apply imports apply's field manager and typed walks (the patch verb's stand-in
+    then becomes the module), its first client read the Go decoder (one cache, kept), its first quantity the
     quantity module: each answers as it would have imported eagerly."""
     out = subprocess.run([sys.executable, "-c", FIRST_USE_CHILD], cwd=ROOT, capture_output=True, text=True,
                          timeout=120, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT),
