@@ -36,7 +36,8 @@ lazy = ["fakeapi.registry.apps.validation", "fakeapi.registry.networking.validat
         "fakeapi.registry.batch.validation", "fakeapi.machinery.selectors", "fakeapi.registry.apiextensions.crd",
         "fakeapi.codec.semantic", "fakeapi.host", "fakeapi.http", "fakeapi.harness",
         "fakeapi.machinery.typedapply", "fakeapi.machinery.serverapply", "fakeapi.registry.core.defaults", "fakeapi.codec.godecode",
-        "fakeapi.machinery.quantity", "fakeapi.registry.apiextensions.crdsnapshot", "fakeapi.codec.fromunstructured"]
+        "fakeapi.machinery.quantity", "fakeapi.registry.apiextensions.crdsnapshot", "fakeapi.codec.fromunstructured",
+        "fakeapi.codec.snapshots"]
 print(",".join(m for m in lazy if m in sys.modules))
 import fakeapi.registry.apps.strategy as apps
 from fakeapi.machinery.lazymodule import LazyModule
@@ -54,8 +55,8 @@ print(semantic_equal({"a": "1"}, {"a": "1"}))
 def test_the_first_server_loads_no_validation_of_kinds_it_never_writes() -> None:
     """``APIServer()`` creates four Namespaces: the other groups' validation (and the selectors it
     uses), the CRD rules, semantic equality, server-side apply's typed walks, the core group's
-    defaults but a Namespace's, the Go decoder, quantities, CRD snapshots and the unstructured
-    converter's errors are imported when first used, and then stand in the strategy modules'
+    defaults but a Namespace's, the Go decoder, quantities, CRD snapshots, the unstructured
+    converter's errors and (unless switched on) the snapshot check are imported when first used, and then stand in the strategy modules'
     globals as the plain modules."""
     out = subprocess.run([sys.executable, "-c", LAZY_CHILD], cwd=ROOT, capture_output=True, text=True, timeout=120,
                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"})

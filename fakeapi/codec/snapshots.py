@@ -25,24 +25,19 @@ history (issue 22: a case's CRDs were serialised twice per case, three quarters 
 from __future__ import annotations
 
 import json
-import os
 from collections import deque
 from typing import Any
 
 import orjson
 
 from fakeapi.codec.snapshoterrors import NotGoEncoded, SnapshotMutated
+from fakeapi.codec.snapshotswitch import enabled
 from fakeapi.machinery.jsonutil import canonical
 
 __all__ = ["HISTORY", "NotGoEncoded", "SnapshotGuard", "SnapshotMutated", "enabled", "fingerprint"]
 
 #: Earlier snapshots kept per object.
 HISTORY = 8
-
-
-def enabled() -> bool:
-    """Is the check switched on (``FAKEAPI_CHECK_SNAPSHOTS`` set to a non-empty value other than 0)?"""
-    return os.environ.get("FAKEAPI_CHECK_SNAPSHOTS", "") not in ("", "0")
 
 
 def fingerprint(obj: Any) -> bytes:

@@ -23,8 +23,7 @@ from contextlib import AbstractContextManager
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from fakeapi.codec.snapshots import SnapshotGuard
-from fakeapi.codec.snapshots import enabled as _snapshot_check_enabled
+from fakeapi.codec.snapshotswitch import enabled as _snapshot_check_enabled
 from fakeapi.machinery import errors, fieldmanager
 from fakeapi.machinery.errors import ApiError
 from fakeapi.machinery.jsonutil import fast_copy
@@ -46,14 +45,16 @@ from fakeapi.server.trace import Trace
 from fakeapi.server.watch import EventLog
 
 if TYPE_CHECKING:
-    from fakeapi.codec import godecode
+    from fakeapi.codec import godecode, snapshots
     from fakeapi.codec.godecode import DecodeCache
+    from fakeapi.codec.snapshots import SnapshotGuard
     from fakeapi.registry.apiextensions import crd as crds
     from fakeapi.registry.apiextensions import crdsnapshot
     from fakeapi.registry.apiextensions.crdsnapshot import CRDSnapshot, CRDTemplate
 else:  # (imported on first use: a server that never writes a CRD never compiles it; issue 22)
     crds = lazy_module(__name__, "fakeapi.registry.apiextensions.crd", "crds")
     godecode = lazy_module(__name__, "fakeapi.codec.godecode")  # (the first decode: see APIServer.decoded)
+    snapshots = lazy_module(__name__, "fakeapi.codec.snapshots")  # (with FAKEAPI_CHECK_SNAPSHOTS=1, or a CRD)
     crdsnapshot = lazy_module(__name__, "fakeapi.registry.apiextensions.crdsnapshot")
 
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
@@ -102,7 +103,7 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         #: What applies compute from a configuration's top-level fields, by content (typedfields.ApplyMemo).
         self._apply_memo = ApplyMemo()
         #: Checks that stored snapshots are never mutated (``FAKEAPI_CHECK_SNAPSHOTS=1``), else None.
-        self.snapshot_guard: SnapshotGuard | None = SnapshotGuard() if _snapshot_check_enabled() else None
+        self.snapshot_guard: SnapshotGuard | None = snapshots.SnapshotGuard() if _snapshot_check_enabled() else None
         #: Whether :attr:`decoded` checks what it hands out (the snapshot guard is on now; made on first use).
         self._decode_check = self.snapshot_guard is not None
         for k in builtin_kinds():
@@ -202,7 +203,7 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         entry = scratch._table(kind).get("", snapshot.name)
         if entry is None:
             return None
-        SnapshotGuard().stored(kind.plural, entry.key, entry.obj, kind.go_type)  # (installs skip the check)
+        snapshots.SnapshotGuard().stored(kind.plural, entry.key, entry.obj, kind.go_type)  # (installs skip the check)
         managed = fieldmanager.decode(entry.obj["metadata"].get("managedFields")) or {}
         only = next(iter(managed.values())) if len(managed) == 1 else None
         if only is not None and only.key != ("user", fieldmanager.UPDATE, kind.api_version, ""):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from fakeapi.codec.gomodel import GoType
 from fakeapi.codec.gounmarshal import unmarshal_error
-from fakeapi.codec.snapshots import NotGoEncoded
+from fakeapi.codec.snapshoterrors import NotGoEncoded
 from fakeapi.machinery import errors
 from fakeapi.machinery.errors import ApiError
 from fakeapi.machinery.jsonutil import go_json_type as _json_type

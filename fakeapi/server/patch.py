@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from fakeapi.codec.snapshots import NotGoEncoded
+from fakeapi.codec.snapshoterrors import NotGoEncoded
 from fakeapi.machinery import bodycheck, errors  # (bodycheck: issue 24)
 from fakeapi.machinery.errors import ApiError, Cause
 from fakeapi.machinery.jsonutil import normalize_numbers

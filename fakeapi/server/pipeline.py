@@ -25,7 +25,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from fakeapi.codec.gomodel import GoDecodeError, go_roundtrip, go_roundtrip_owned
-from fakeapi.codec.snapshots import SnapshotGuard, SnapshotMutated
+from fakeapi.codec.snapshoterrors import SnapshotMutated
 from fakeapi.machinery import bodycheck, errors, fieldmanager  # (bodycheck: issue 24)
 from fakeapi.machinery.errors import ApiError, Cause
 from fakeapi.machinery.jsonutil import copy_normalized, copy_object, fast_copy, json_copy, normalize_numbers
@@ -47,8 +47,9 @@ from fakeapi.server.store import same_meta as _store_same_meta
 from fakeapi.server.trace import Trace
 from fakeapi.server.watch import ADDED, DELETED, MODIFIED, Event, EventLog
 
-if TYPE_CHECKING:  # (only a type: the server imports the Go decoder on first use; issue 22)
+if TYPE_CHECKING:  # (only types: the server imports the Go decoder, the snapshot check on first use; issue 22)
     from fakeapi.codec.godecode import DecodeCache
+    from fakeapi.codec.snapshots import SnapshotGuard
 
 GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
