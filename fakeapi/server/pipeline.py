@@ -451,14 +451,15 @@ class Pipeline:
             assert w.old is not None
             gone = w.old.obj
             last = {**gone, "metadata": {**gone["metadata"], "resourceVersion": str(rv)}}
+            log = self._log(kind)
             if sp is not None:  # (fakeapi.server.txn: how to undo this commit)
-                txn.record_put(sp, self.store, table, w.old.key, w.old, self._forgetter(kind, w.old))
-                txn.record_append(sp, self._log(kind))
+                txn.record_commit(sp, self.store, table, w.old.key, w.old, log, self.decoded.forget, w.old.namespace,
+                                  w.old.name)
             self.store.remove(table, w.old.key)
             self.decoded.forget(kind.group, kind.plural, w.old.namespace, w.old.name)
             if self.snapshot_guard is not None:
                 self.snapshot_guard.stored(kind.plural, w.old.key, None)
-            self._log(kind).append(Event(rv, DELETED, w.old.namespace, last, w.old.obj))
+            log.append(Event(rv, DELETED, w.old.namespace, last, w.old.obj))
             self._notify(DELETED, kind, last, w.old.obj)
             return rv
         assert w.obj is not None
@@ -474,24 +475,20 @@ class Pipeline:
         elif w.old is not None and w.old.managed is not None and meta.get("managedFields") is w.old.obj["metadata"].get(
                 "managedFields"):
             entry.managed = w.old.managed  # (a write that left them as they were: a binding, a deletion's start)
+        log = self._log(kind)
         if sp is not None:  # (fakeapi.server.txn: how to undo this commit)
-            txn.record_put(sp, self.store, table, entry.key, table.entries.get(entry.key),
-                           self._forgetter(kind, entry))
-            txn.record_append(sp, self._log(kind))
+            txn.record_commit(sp, self.store, table, entry.key, table.entries.get(entry.key), log,
+                              self.decoded.forget, entry.namespace, entry.name)
         old = self.store.put(table, entry)
         if self.snapshot_guard is not None:
             self.snapshot_guard.stored(kind.plural, entry.key, obj,
                                        kind.go_type if kind.stored_go_encoded and not w.go_checked else None)
         etype = MODIFIED if old is not None else ADDED
-        self._log(kind).append(Event(rv, etype, entry.namespace, obj, old.obj if old is not None else None))
+        log.append(Event(rv, etype, entry.namespace, obj, old.obj if old is not None else None))
         self._notify(etype, kind, obj, old.obj if old is not None else None)
         for fn in w.extra:
             fn()
         return rv
-
-    def _forgetter(self, kind: Kind, e: Entry) -> Callable[[], None]:
-        """Drop the decoded form of ``e``'s object (for an undone commit)."""
-        return lambda: self.decoded.forget(kind.group, kind.plural, e.namespace, e.name)
 
     def _notify(self, etype: str, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         sp = self._tx
