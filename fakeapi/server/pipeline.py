@@ -175,8 +175,9 @@ class Pipeline:
                 err.__cause__ = e
                 self._record(verb, kind, namespace, name, subresource, actor, patch_type, 500, "", 0, False)
                 raise err from e
-            self._record(verb, kind, namespace, out.name or name, subresource, actor, patch_type, out.code,
-                         "", out.rv, out.wrote)
+            rv = out.rv  # (_record, inline: every request)
+            self.trace.record_call(self.clock._now, actor, verb, kind.kind, namespace or "", out.name or name,
+                                   subresource, patch_type, out.code, "", str(rv) if rv else "", out.wrote)
             self._local.code = out.code
             if rule is not None and rule.crash == "after":
                 raise ControllerCrash(actor, "after", f"{verb} {kind.kind} {out.name or name}")
@@ -203,7 +204,15 @@ class Pipeline:
         notes = sp.journal.notes
         i = 0
         while i < len(notes):
-            self._deliver(*notes[i])
+            etype, kind, obj, old = notes[i]
+            # (_deliver, inline: every write)
+            gc = self.gc
+            if gc is not None:
+                gc.on_event(etype, kind, obj, old)
+            for fn in self._listeners:
+                fn(etype, kind, obj, old)
+            if self._cond._waiters:  # type: ignore[attr-defined]  # (threads blocked in a watch: most runs have none)
+                self._cond.notify_all()
             i += 1
         notes.clear()
 
