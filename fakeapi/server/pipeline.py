@@ -39,6 +39,7 @@ from fakeapi.machinery.metavalidation import (
 from fakeapi.machinery.typedfields import Memo, root_type
 from fakeapi.registry.core.serviceindex import AllocationIndex
 from fakeapi.registry.kinds import Kind, KindRegistry
+from fakeapi.schema.structural import metadata_could_prune
 from fakeapi.server import hooks, txn  # (txn: request atomicity, issue 24)
 from fakeapi.server.clock import Clock
 from fakeapi.server.decoding import check_go_meta, check_meta_types
@@ -344,6 +345,8 @@ class Pipeline:
         stored_meta = base is not None and fused and obj.get("metadata") is base.get("metadata")
         meta: Any
         bmeta: Any = None
+        #: The metadata keys whose values are not the stored metadata's own (None: every key may be new).
+        changed: list[str] | None = None
         if stored_meta:
             meta = dict(obj["metadata"])  # its values stay shared with the stored metadata (replaced, never changed)
         elif fused:
@@ -353,9 +356,19 @@ class Pipeline:
             if meta is None:
                 meta = {}
             elif type(meta) is dict and type(bmeta) is dict:
-                # a patch that changed some metadata: the maps and lists it left as stored stay shared
-                meta = {k: v if type(v) in _PLAIN_SCALARS or v is bmeta.get(k) else cp(v)
-                        for k, v in meta.items() if k != "managedFields"}
+                # a patch that changed some metadata: the maps and lists it left as stored stay shared, and
+                # the values it left as stored (typed, pruned and checked when stored) are not checked again
+                src = meta
+                meta, changed = {}, []
+                for k, v in src.items():
+                    if k == "managedFields":
+                        continue
+                    tv = type(v)
+                    if v is bmeta.get(k, _ABSENT) and v is not None and (v or (tv is not dict and tv is not list)):
+                        meta[k] = v
+                    else:
+                        changed.append(k)  # (and a null or an empty map or list: the decoder drops those)
+                        meta[k] = v if tv in _PLAIN_SCALARS else cp(v)
             elif type(meta) is dict and "managedFields" in meta:  # (read by the field manager, never stored)
                 meta = cp({k: v for k, v in meta.items() if k != "managedFields"})
             else:
@@ -376,15 +389,16 @@ class Pipeline:
                 f"json: cannot unmarshal {_json_type(meta)} into Go struct field {kind.kind}.metadata of type v1.ObjectMeta")
         if not stored_meta:
             if not go_meta:
-                check_meta_types(kind, meta, bmeta if type(bmeta) is dict else None)
+                check_meta_types(kind, meta, bmeta if type(bmeta) is dict else None, changed)
             meta.pop("managedFields", None)
             meta.pop("selfLink", None)
             if go_meta and self.snapshot_guard is not None:
                 check_go_meta(kind, meta)
         warnings: list[str]
         if fused:
-            obj, warnings = kind.compiled.prepare_copy(obj, meta, base=base,
-                                                       prune_metadata=not stored_meta and not go_meta)
+            prune_meta = not stored_meta and not go_meta and (
+                changed is None or metadata_could_prune(meta, bmeta, [k for k in changed if k in meta]))
+            obj, warnings = kind.compiled.prepare_copy(obj, meta, base=base, prune_metadata=prune_meta)
         else:
             warnings = kind.compiled.prepare(obj) if kind.compiled is not None else []
         if warnings:
