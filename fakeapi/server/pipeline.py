@@ -50,6 +50,10 @@ from fakeapi.server.trace import Trace
 from fakeapi.server.watch import ADDED, DELETED, MODIFIED, Event, EventLog
 
 GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_ALPHABET_LEN = len(GENERATE_ALPHABET)
+_ALPHABET_BITS = _ALPHABET_LEN.bit_length()
+#: How ``Random.choice`` draws an index from a generator whose ``getrandbits`` is its own (``Pipeline._generate_name``).
+_RANDBELOW = random.Random._randbelow_with_getrandbits  # type: ignore[attr-defined]
 
 #: Annotations used inside APIServer, whose ``list`` method shadows the builtin there.
 Objects = list[dict[str, Any]]
@@ -548,7 +552,19 @@ class Pipeline:
         return _uuid4_text(self._rng.getrandbits(128))
 
     def _generate_name(self, base: str) -> str:
-        return base[:58] + "".join(self._rng.choice(GENERATE_ALPHABET) for _ in range(5))
+        """``base`` (cut to 58 characters) and 5 random characters of :data:`GENERATE_ALPHABET`."""
+        rng = self._rng
+        if getattr(rng._randbelow, "__func__", None) is not _RANDBELOW:  # type: ignore[attr-defined]
+            return base[:58] + "".join(rng.choice(GENERATE_ALPHABET) for _ in range(5))
+        # (rng.choice five times, inline: the draws of Random._randbelow_with_getrandbits)
+        bits = rng.getrandbits
+        out = base[:58]
+        for _ in range(5):
+            r = bits(_ALPHABET_BITS)
+            while r >= _ALPHABET_LEN:
+                r = bits(_ALPHABET_BITS)
+            out += GENERATE_ALPHABET[r]
+        return out
 
     def _matcher(self, kind: Kind, label_selector: Any, field_selector: Any) -> tuple[
             Callable[[dict[str, Any]], bool] | None, list[tuple[str, frozenset[str]]]]:
