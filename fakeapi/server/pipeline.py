@@ -482,7 +482,7 @@ class Pipeline:
             last = {**gone, "metadata": {**gone["metadata"], "resourceVersion": str(rv)}}
             log = self._log(kind)
             if sp is not None:  # (fakeapi.server.txn: how to undo this commit)
-                txn.record_commit(sp, self.store, table, w.old.key, w.old, log, self.decoded.forget, w.old.namespace,
+                txn.record_commit(sp, self.store, table, w.old.key, w.old, log, self._forget_decoded, w.old.namespace,
                                   w.old.name)
             self.store.remove(table, w.old.key)
             self.decoded.forget(kind.group, kind.plural, w.old.namespace, w.old.name)
@@ -507,7 +507,7 @@ class Pipeline:
         log = self._log(kind)
         if sp is not None:  # (fakeapi.server.txn: how to undo this commit)
             txn.record_commit(sp, self.store, table, entry.key, table.entries.get(entry.key), log,
-                              self.decoded.forget, entry.namespace, entry.name)
+                              self._forget_decoded, entry.namespace, entry.name)
         old = self.store.put(table, entry)
         if self.snapshot_guard is not None:
             self.snapshot_guard.stored(kind.plural, entry.key, obj,
@@ -518,6 +518,10 @@ class Pipeline:
         for fn in w.extra:
             fn()
         return rv
+
+    def _forget_decoded(self, group: str, plural: str, namespace: str, name: str) -> None:
+        """Drop the decoded form of an object (an undone commit's; the decode cache is made on first use)."""
+        self.decoded.forget(group, plural, namespace, name)
 
     def _notify(self, etype: str, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         sp = self._tx
