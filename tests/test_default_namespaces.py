@@ -110,6 +110,10 @@ def test_template_server_equals_created_server(no_templates: dict[bool, Any], mo
     first, by_creates, from_template = _both(options, start)
     want = state(by_creates)
     assert [c.name for c in by_creates.trace.calls] == list(DEFAULT_NAMESPACES)
+    by_hand = APIServer(clock=Clock(start) if start else Clock(), default_namespaces=False, **options)
+    for ns in DEFAULT_NAMESPACES:  # (the public create, as a client would make it)
+        by_hand.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}, actor="system")
+    assert state(by_hand) == want
     assert state(first) == want
     assert state(from_template) == want
 
