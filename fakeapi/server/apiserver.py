@@ -20,10 +20,9 @@ import random
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from functools import partial
-from typing import TYPE_CHECKING, Any
+from functools import cached_property, partial
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from fakeapi.codec.godecode import DecodeCache
 from fakeapi.codec.snapshots import SnapshotGuard
 from fakeapi.codec.snapshots import enabled as _snapshot_check_enabled
 from fakeapi.machinery import errors, fieldmanager
@@ -31,7 +30,6 @@ from fakeapi.machinery.errors import ApiError
 from fakeapi.machinery.jsonutil import fast_copy
 from fakeapi.machinery.lazymodule import lazy_module
 from fakeapi.machinery.typedfields import ApplyMemo, Memo
-from fakeapi.registry.apiextensions.crdsnapshot import CRDSnapshot, CRDTemplate
 from fakeapi.registry.apiextensions.strategy import CustomResourceDefinitionStrategy
 from fakeapi.registry.builtin import builtin_kinds
 from fakeapi.registry.kinds import Kind, KindRegistry
@@ -48,14 +46,33 @@ from fakeapi.server.trace import Trace
 from fakeapi.server.watch import EventLog
 
 if TYPE_CHECKING:
+    from fakeapi.codec import godecode
+    from fakeapi.codec.godecode import DecodeCache
     from fakeapi.registry.apiextensions import crd as crds
+    from fakeapi.registry.apiextensions import crdsnapshot
+    from fakeapi.registry.apiextensions.crdsnapshot import CRDSnapshot, CRDTemplate
 else:  # (imported on first use: a server that never writes a CRD never compiles it; issue 22)
     crds = lazy_module(__name__, "fakeapi.registry.apiextensions.crd", "crds")
+    godecode = lazy_module(__name__, "fakeapi.codec.godecode")  # (the first decode: see APIServer.decoded)
+    crdsnapshot = lazy_module(__name__, "fakeapi.registry.apiextensions.crdsnapshot")
 
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+class StoredTemplate(NamedTuple):
+    """What a create stored, for later servers to store again (a default Namespace; as a CRD's ``CRDTemplate``)."""
+
+    obj: dict[str, Any]
+    warnings: tuple[str, ...]
+    #: The create's one managedFields entry (``fieldmanager.ManagerEntry``), or None (managedFields off).
+    managed: Any = None
+
+
 #: What the creates of :data:`DEFAULT_NAMESPACES` stored in the process's first server, by managedFields
 #: setting (see :meth:`APIServer._create_default_namespaces`; the objects are stored snapshots: never mutated).
-_NAMESPACE_TEMPLATES: dict[bool, tuple[CRDTemplate, ...]] = {}
+_NAMESPACE_TEMPLATES: dict[bool, tuple[StoredTemplate, ...]] = {}
+#: The managedFields settings whose templates were checked to be as Go encodes them.
+_NAMESPACE_TEMPLATES_CHECKED: set[bool] = set()
 
 
 class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
@@ -102,8 +119,8 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         self._apply_memo = ApplyMemo()
         #: Checks that stored snapshots are never mutated (``FAKEAPI_CHECK_SNAPSHOTS=1``), else None.
         self.snapshot_guard: SnapshotGuard | None = SnapshotGuard() if _snapshot_check_enabled() else None
-        #: Decoded (Go client) forms of stored snapshots, shared by clients and informer caches.
-        self.decoded = DecodeCache(check=self.snapshot_guard is not None)
+        #: Whether :attr:`decoded` checks what it hands out (the snapshot guard is on now; made on first use).
+        self._decode_check = self.snapshot_guard is not None
         for k in builtin_kinds():
             self.kinds.register(k)
         #: Mutating admission plugins a served cluster adds (``fakeapi.registry.core.admission``): each is
@@ -126,28 +143,34 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         same order. tests/test_default_namespaces.py builds servers both ways and compares them.
         """
         kind = self.kinds.require("Namespace", "v1")
-        templates = _NAMESPACE_TEMPLATES.get(self.managed_fields)
+        mf = self.managed_fields
+        templates = _NAMESPACE_TEMPLATES.get(mf)
         if templates is None:
-            made: list[CRDTemplate] = []
+            made: list[StoredTemplate] = []
             for ns in DEFAULT_NAMESPACES:  # (what create() does, without the answer nothing reads, as from a template)
                 body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}
                 self._run("create", kind, "", ns, "", "system",
                           partial(self._create, kind, body, None, "Warn", False, False, respond=False, manager="system"))
                 made.append(self._namespace_template(kind, ns))
-            _NAMESPACE_TEMPLATES.setdefault(self.managed_fields, tuple(made))
+            mine = tuple(made)
+            if _NAMESPACE_TEMPLATES.setdefault(mf, mine) is mine and self.snapshot_guard is not None:
+                _NAMESPACE_TEMPLATES_CHECKED.add(mf)  # (this server's guard checked the creates' Go form)
             return
+        if self.snapshot_guard is not None and mf not in _NAMESPACE_TEMPLATES_CHECKED:
+            for tmpl in templates:  # (made by a server without the guard: the copies skip the check, so check once)
+                SnapshotGuard().stored(kind.plural, tmpl.obj["metadata"]["name"], tmpl.obj, kind.go_type)
+            _NAMESPACE_TEMPLATES_CHECKED.add(mf)
         for tmpl in templates:
             self._run("create", kind, "", tmpl.obj["metadata"]["name"], "", "system",
                       partial(self._create_from_template, kind, tmpl, "system"))
 
-    def _namespace_template(self, kind: Kind, name: str) -> CRDTemplate:
-        """What the create of Namespace ``name`` stored here, checked to be as Go encodes it, as a template."""
+    def _namespace_template(self, kind: Kind, name: str) -> StoredTemplate:
+        """What the create of Namespace ``name`` stored here, as a template."""
         entry = self._table(kind).get("", name)
         assert entry is not None and (entry.managed is not None or not self.managed_fields)
-        SnapshotGuard().stored(kind.plural, entry.key, entry.obj, kind.go_type)  # (this server may not check)
         managed = next(iter(entry.managed.values())) if entry.managed else None
         assert managed is None or managed.key == ("system", fieldmanager.UPDATE, kind.api_version, "")
-        return CRDTemplate(entry.obj, tuple(self.last_warnings), managed)
+        return StoredTemplate(entry.obj, tuple(self.last_warnings), managed)
 
     # ------------------------------------------------------------------ basics
 
@@ -240,9 +263,9 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         only = next(iter(managed.values())) if len(managed) == 1 else None
         if only is not None and only.key != ("user", fieldmanager.UPDATE, kind.api_version, ""):
             only = None  # (not the create's own entry: each install records its own, as register_crd does)
-        return snapshot.keep(self.managed_fields, CRDTemplate(entry.obj, tuple(scratch.last_warnings), only))
+        return snapshot.keep(self.managed_fields, crdsnapshot.CRDTemplate(entry.obj, tuple(scratch.last_warnings), only))
 
-    def _create_from_template(self, kind: Kind, tmpl: CRDTemplate, manager: str = "user") -> Outcome:
+    def _create_from_template(self, kind: Kind, tmpl: CRDTemplate | StoredTemplate, manager: str = "user") -> Outcome:
         """The create :meth:`_create` makes of a CRD manifest (or a default Namespace, by ``manager``),
         from what it stored once before."""
         src = tmpl.obj
@@ -263,6 +286,19 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         kind.strategy.before_commit_create(self, obj)
         rv = self._commit(w)
         return Outcome({}, 201, rv, True, meta["name"])
+
+    @cached_property  # (writable: the value is stored in the instance, which later reads find first)
+    def decoded(self) -> DecodeCache:  # type: ignore[override]
+        """Decoded (Go client) forms of stored snapshots, shared by clients and informer caches.
+
+        Made on first use (then a plain attribute of the server): a server no client reads never
+        imports the Go decoder (issue 22). Made under the server's lock, so that two threads reading
+        it first share one cache (``cached_property`` takes no lock of its own from Python 3.12)."""
+        with self._lock:
+            cache: DecodeCache | None = self.__dict__.get("decoded")
+            if cache is None:
+                cache = self.__dict__["decoded"] = godecode.DecodeCache(check=self._decode_check)
+        return cache
 
     def check_snapshots(self) -> None:
         """With ``FAKEAPI_CHECK_SNAPSHOTS=1``: check that no stored snapshot, and no decoded form
