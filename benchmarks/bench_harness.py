@@ -300,8 +300,22 @@ for c in cases[:{runs}]:
 """
 
 
+LOAD_CHILD = """
+import sys
+sys.path.insert(0, {root!r})
+from pathlib import Path
+from fakeapi.harness.loader import load_file
+root = Path({root!r})
+files = sorted((root / "fixtures").glob("**/*.yaml"))
+load_file(files[0])  # (imports, the format's validators)
+if {load}:
+    cases = [c for f in files for c in load_file(f, f.relative_to(root).as_posix())]
+"""
+
+
 def corpus_instructions(root: Path, every: int) -> None:
-    """Instructions (cachegrind) per run of every ``every``-th case of the corpus in ``root``: a load-free figure.
+    """Instructions (cachegrind) per run of every ``every``-th case of the corpus in ``root``, and of loading
+    the corpus's files: load-free figures.
 
     Two child interpreters load the corpus and run the chosen cases once each (warming up), one then
     stops and the other runs them all again; the difference over the number of cases is the figure
@@ -313,8 +327,8 @@ def corpus_instructions(root: Path, every: int) -> None:
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (apt-get install valgrind)")
 
-    def count(runs: int) -> int:
-        code = INSTRUCTIONS_CHILD.format(root=str(root), every=every, runs=runs)
+    def count(runs: int, template: str = INSTRUCTIONS_CHILD, load: bool = True) -> int:
+        code = template.format(root=str(root), every=every, runs=runs, load=load)
         env = {**os.environ, "PYTHONHASHSEED": "0"}
         res = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
                               sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=root)
@@ -331,6 +345,9 @@ def corpus_instructions(root: Path, every: int) -> None:
     print(f"corpus cases ({root}): {(full - base) / n / 1e6:.2f} M instructions per run "
           f"(cachegrind; every {every}th case, {n} cases, plain runs, snapshot guard on; start-up, loading "
           "and a first run of each subtracted)")
+    bare, loaded = count(0, LOAD_CHILD, False), count(0, LOAD_CHILD, True)
+    print(f"loading the corpus's files ({root}): {(loaded - bare) / 1e6:.0f} M instructions (cachegrind; "
+          "what each pytest process does before planning, start-up subtracted)")
 
 
 def main() -> None:
