@@ -45,7 +45,7 @@ class GoType:
     marks ``metav1.MicroTime`` (microsecond precision) for kind ``time``.
     """
 
-    __slots__ = ("_absent", "_dec", "_ip_kept", "_ip_plan", "_plan", "_scalars", "_zero", "elem", "elem_pointer",
+    __slots__ = ("_absent", "_dec", "_ip_plan", "_kept", "_plan", "_scalars", "_zero", "elem", "elem_pointer",
                  "fields", "kind", "micro", "name", "pkg")
 
     def __init__(
@@ -75,8 +75,9 @@ class GoType:
         self._scalars: dict[str, tuple[type, bool]] = {}
         self._ip_plan: dict[str, tuple[Any, ...]] | None = None
         #: The fields whose value, when true and of exactly this JSON type (str, int or bool), is its own
-        #: encoding (set with ``_ip_plan``): skipped by ``_conv_struct_inplace`` at the cost of one lookup.
-        self._ip_kept: dict[str, type] = {}
+        #: encoding (set with ``_plan`` and ``_ip_plan``): taken as it is by ``_conv_struct`` and
+        #: ``_conv_struct_inplace`` at the cost of one lookup.
+        self._kept: dict[str, type] = {}
         self._absent: list[tuple[str, Callable[[], Any]]] | None = None
         self._zero: Any = None
         #: The decode check's table of a struct's fields (built by ``fakeapi.codec.gounmarshal`` on first use).
@@ -592,6 +593,7 @@ def _compile(t: GoType) -> dict[str, Callable[[Any], Any]]:
     plan: dict[str, Callable[[Any], Any]] = {}
     t._plan = plan  # set first: recursive types
     _compile_absent(t)
+    _compile_kept(t)
     for name, f in t.fields.items():
         plan[name] = _field_encoder(f)
     t._scalars = {n: (_EXACT_TYPE[f.type.kind], f.omitempty) for n, f in t.fields.items()
@@ -606,6 +608,13 @@ def field_plan(t: GoType) -> tuple[dict[str, Callable[[Any], Any]], list[tuple[s
     if plan is None:
         plan = _compile(t)
     return plan, _compile_absent(t)
+
+
+def _compile_kept(t: GoType) -> None:
+    """A struct type's table of fields a true value of the exact JSON type encodes as itself (``_kept``):
+    its strings, ints and bools, pointers to them too (every ``[]byte`` aside: base64 is re-encoded)."""
+    t._kept = {name: _EXACT_TYPE[f.type.kind] for name, f in t.fields.items()
+               if f.type.kind in _EXACT_TYPE and f.type.name != "[]byte"}
 
 
 def _compile_absent(t: GoType) -> list[tuple[str, Callable[[], Any]]]:
@@ -635,10 +644,9 @@ _IP_EXACT = 5  # (code, JSON type, omitempty, encoder): a string, int or bool, o
 def _compile_inplace(t: GoType) -> dict[str, tuple[Any, ...]]:
     """The in-place plan of a struct type (see ``_IP_*``)."""
     plan: dict[str, tuple[Any, ...]] = {}
-    kept: dict[str, type] = {}
-    t._ip_kept = kept
     t._ip_plan = plan  # set first: recursive types
     _compile_absent(t)
+    _compile_kept(t)
     for name, f in t.fields.items():
         ft = f.type
         k = ft.kind
@@ -666,11 +674,7 @@ def _compile_inplace(t: GoType) -> dict[str, tuple[Any, ...]]:
         else:
             entry = (_IP_CALL, _field_encoder(f, True))
         code = entry[0]
-        if code == _IP_STRING_OMITEMPTY:
-            kept[name] = str
-        elif code == _IP_EXACT:
-            kept[name] = _EXACT_TYPE[k]  # (a true value of the exact type: kept, omitempty or not, pointer or not)
-        elif code in (_IP_STRUCT_VALUE, _IP_STRUCT_POINTER):
+        if code in (_IP_STRUCT_VALUE, _IP_STRUCT_POINTER):
             entry = (code, ft, not _compile_absent(ft))  # (an empty object of a struct with no absent values: kept)
         plan[name] = entry
     return plan
@@ -1028,13 +1032,11 @@ def _conv_struct(v: dict[str, Any], t: GoType) -> dict[str, Any]:
     plan = t._plan
     if plan is None:
         plan = _compile(t)
-    scalars = t._scalars
+    kept = t._kept
     out: dict[str, Any] = {}
     for k, x in v.items():
-        sc = scalars.get(k)
-        if sc is not None and type(x) is sc[0]:  # the commonest fields, inline (see GoType._scalars)
-            if x or not sc[1]:
-                out[k] = x
+        if type(x) is kept.get(k) and x:  # the commonest fields, inline (see GoType._kept)
+            out[k] = x
             continue
         enc = plan.get(k)
         if enc is None:
@@ -1061,7 +1063,7 @@ def _conv_struct_inplace(v: dict[str, Any], t: GoType, base: dict[str, Any] | No
     plan = t._ip_plan
     if plan is None:
         plan = _compile_inplace(t)
-    kept = t._ip_kept
+    kept = t._kept
     drop: list[str] | None = None
     for k, x in v.items():
         if type(x) is kept.get(k) and x:

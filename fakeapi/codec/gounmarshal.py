@@ -56,7 +56,8 @@ def unmarshal_error(doc: Any, t: GoType, *, sorted_keys: bool = False, base: Any
     ``base``: a document that decodes without error (a stored object) whose values ``doc`` shares
     (a patch's result): a value that is ``base``'s own at the same place is not walked again.
     """
-    if _fits_value(doc, t, base):
+    if (_fits_struct(doc, t, base if type(base) is dict else _NO_BASE) if t.kind == "struct" and type(doc) is dict
+            and doc is not base else _fits_value(doc, t, base)):
         return None  # (the common case: no decoder, no paths kept for a message there is none of)
     d = _Decoder(sorted_keys)
     try:
