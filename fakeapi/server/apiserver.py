@@ -160,7 +160,7 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
             return
         if self.snapshot_guard is not None and mf not in _NAMESPACE_TEMPLATES_CHECKED:
             for tmpl in templates:  # (made by a server without the guard: the copies skip the check, so check once)
-                SnapshotGuard().stored(kind.plural, tmpl.obj["metadata"]["name"], tmpl.obj, kind.go_type)
+                snapshots.SnapshotGuard().stored(kind.plural, tmpl.obj["metadata"]["name"], tmpl.obj, kind.go_type)
             _NAMESPACE_TEMPLATES_CHECKED.add(mf)
         for tmpl in templates:
             self._run("create", kind, "", tmpl.obj["metadata"]["name"], "", "system",
