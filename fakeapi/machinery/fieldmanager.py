@@ -1,7 +1,8 @@
 """managedFields: who owns which fields, kept on every write, and server-side apply.
 
 A port of k8s.io/apimachinery's ``managedfields`` field manager over the typed
-operations of :mod:`fakeapi.machinery.typedfields`:
+operations of :mod:`fakeapi.machinery.typedfields` (those of apply in :mod:`fakeapi.machinery.typedapply`,
+imported when a server first applies):
 
 - :func:`record_update`: a create, update or patch (operation ``Update``) takes
   the fields it added or changed from every other manager, and the fields it
@@ -26,21 +27,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fakeapi.machinery import errors
 from fakeapi.machinery import fieldpath as fp
 from fakeapi.machinery.fieldpath import FieldSet
-from fakeapi.machinery.typedfields import (
-    ApplyMemo,
-    Memo,
-    TypeNode,
-    changes,
-    merge,
-    named_fields_as_members,
-    remove_items,
-    to_field_set,
-)
+from fakeapi.machinery.lazymodule import lazy_module
+from fakeapi.machinery.typedfields import ApplyMemo, Memo, TypeNode, changes
+
+if TYPE_CHECKING:
+    from fakeapi.machinery import typedapply
+else:  # (imported on first use: a server that never applies never compiles it; issue 22)
+    typedapply = lazy_module(__name__, "fakeapi.machinery.typedapply")
 
 APPLY, UPDATE = "Apply", "Update"
 
@@ -324,8 +322,8 @@ def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: Typ
     ``memo``: the server's :class:`~fakeapi.machinery.typedfields.ApplyMemo`.
     """
     ignored = _ignored(subresource, status_subresource)
-    config_set = _strip(to_field_set(config, t, closed=closed, memo=memo), ignored)  # (in Go's order, kept by _strip)
-    merged = merge(live, config, t, checked=True, memo=memo)  # (config walked by to_field_set just above)
+    config_set = _strip(typedapply.to_field_set(config, t, closed=closed, memo=memo), ignored)  # (in Go's order, kept by _strip)
+    merged = typedapply.merge(live, config, t, checked=True, memo=memo)  # (config walked by to_field_set just above)
     me = ManagerEntry(manager, APPLY, api_version, config_set, None, subresource)
     last = managed.get(me.key)
     managers: Managed = {k: e for k, e in managed.items() if k != me.key}
@@ -365,16 +363,16 @@ def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: Typ
 def _prune(merged: dict[str, Any], managers: Managed, last: FieldSet, t: TypeNode) -> dict[str, Any]:
     """``Updater.prune``: what the applier owned before and no longer applies, unless someone owns it."""
     def named(s: FieldSet, v: Any) -> FieldSet:
-        return named_fields_as_members(s, v, t)
+        return typedapply.named_fields_as_members(s, v, t)
 
-    pruned = remove_items(merged, named(last, merged), t)
+    pruned = typedapply.remove_items(merged, named(last, merged), t)
     owned: FieldSet = fp.EMPTY
     for e in managers.values():
         owned = fp.union(owned, e.fields)
-    merged_set = named(to_field_set(merged, t), merged)
-    pruned_set = named(to_field_set(pruned, t), pruned)
-    pruned = remove_items(merged, fp.difference(merged_set, fp.union(pruned_set, named(owned, merged))), t)
-    pruned_set = named(to_field_set(pruned, t), pruned)
-    result: dict[str, Any] = remove_items(merged, fp.intersection(fp.difference(merged_set, pruned_set),
+    merged_set = named(typedapply.to_field_set(merged, t), merged)
+    pruned_set = named(typedapply.to_field_set(pruned, t), pruned)
+    pruned = typedapply.remove_items(merged, fp.difference(merged_set, fp.union(pruned_set, named(owned, merged))), t)
+    pruned_set = named(typedapply.to_field_set(pruned, t), pruned)
+    result: dict[str, Any] = typedapply.remove_items(merged, fp.intersection(fp.difference(merged_set, pruned_set),
                                                                    named(last, merged)), t)
     return result

@@ -16,7 +16,7 @@ from fakeapi.codec.snapshots import NotGoEncoded
 from fakeapi.machinery import bodycheck, errors, fieldmanager  # (bodycheck: issue 24)
 from fakeapi.machinery.errors import ApiError, Cause
 from fakeapi.machinery.jsonutil import normalize_numbers
-from fakeapi.machinery.typedfields import MAP, ApplyMemo, TypedError, root_type, shape_problem
+from fakeapi.machinery.typedfields import MAP, ApplyMemo, TypedError, root_type
 from fakeapi.registry.kinds import Kind
 from fakeapi.server.decoding import check_go_decodes, check_patched_go_decodes, patch_invalid
 from fakeapi.server.pipeline import Outcome, mapping, patches_module
@@ -200,6 +200,7 @@ class PatchVerb(UpdateVerb):
             if not k.builtin and config.get("metadata") is not None and type(config["metadata"]) is not dict:
                 # (as ObjectMeta's type check answers a built-in's (closed: to_field_set checks it): a custom
                 # resource's too, rather than a crash)
+                from fakeapi.machinery.typedapply import shape_problem  # (apply's module: on first use)
                 raise TypedError([(".metadata", shape_problem(MAP, config["metadata"]))])
             applied = fieldmanager.apply(stored, live, config, root_type(k.schema), manager=manager,
                                          api_version=k.api_version, subresource=sub,
