@@ -219,7 +219,7 @@ def _kept_by_owner(managed: Managed, my_key: tuple[str, str, str, str], prev: Ma
     with ``changed``, again the very set, so only the entry's time can change. Neither set
     operation copies anything in this case; no entry is rebuilt.
     """
-    if fp.union(prev.fields, changed) is not prev.fields:
+    if not fp.covers(prev.fields, changed):
         return None
     for key, e in managed.items():
         if not e.fields or (key != my_key and fp.difference(e.fields, changed) is not e.fields):

@@ -80,6 +80,23 @@ def _union_node(va: FieldSet, vb: FieldSet) -> FieldSet:
     return union(va, vb)
 
 
+def covers(a: FieldSet, b: FieldSet) -> bool:
+    """Whether ``a`` holds every path of ``b``: exactly when :func:`union` gives ``a`` itself back,
+    decided without building anything (a write's changed paths against its writer's set)."""
+    for k, vb in b.items():
+        va = a.get(k)
+        if va is None:
+            return False
+        if va is vb:
+            continue
+        if not vb:  # (b: k a member only)
+            if va and MEMBER not in va:
+                return False
+        elif not va or not covers(va, vb):  # (a member only in ``a``: b's children are not in it)
+            return False
+    return True
+
+
 def difference(a: FieldSet, b: FieldSet) -> FieldSet:
     """The paths of ``a`` not in ``b`` (a member of ``b`` removes only itself, not what lies under it)."""
     if not a or not b:

@@ -338,7 +338,13 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
             before = b"" if l_val is MISSING else _content(l_val)
             if after is not None and before is not None:
                 mkey = (id(t), key, before, after)
-        hit = memo.get(mkey) if mkey is not None else None
+        if mkey is None:  # (no lookup: walked straight into the result)
+            if l_val is MISSING:
+                changed[pe] = _subtree(r_val, ct)
+            else:
+                _child_changes(pe, l_val, r_val, ct, (), errors, changed, removed)
+            continue
+        hit = memo.get(mkey)
         if hit is None:
             c: FieldSet = {}
             r: FieldSet = {}
@@ -347,16 +353,16 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
             else:
                 _child_changes(pe, l_val, r_val, ct, (), errors, c, r)
             hit = (c.get(pe), r.get(pe))
-            if mkey is not None:
-                memo.put(mkey, hit)
+            memo.put(mkey, hit)
         if hit[0] is not None:
             changed[pe] = hit[0]
         if hit[1] is not None:
             removed[pe] = hit[1]
-    for key, l_val in old.items():
-        if key not in new and key not in skip:
-            pe, ct = t.field(key)
-            removed[pe] = _subtree(l_val, ct)
+    if not old.keys() <= new.keys():  # (a test at C speed: a write rarely drops a top-level field)
+        for key, l_val in old.items():
+            if key not in new and key not in skip:
+                pe, ct = t.field(key)
+                removed[pe] = _subtree(l_val, ct)
     return (_sorted(changed) if len(changed) > 1 else changed), (_sorted(removed) if len(removed) > 1 else removed)
 
 
@@ -440,16 +446,33 @@ def _compare_node(lv: Any, rv: Any, t: TypeNode, path: Path,
         lm = lv if type(lv) is dict else {}
         rm = rv if type(rv) is dict else {}
         skip = t.skip
-        for key, l_val in lm.items():  # (unchanged children cost no call)
-            r_val = rm.get(key, MISSING)
-            if l_val is r_val or key in skip or (type(l_val) is type(r_val) and l_val == r_val):
-                continue
-            pe, ct = t.field(key)
-            _child_changes(pe, l_val, r_val, ct, path, errors, changed, removed)
-        for key, r_val in rm.items():
-            if key not in lm and key not in skip:
-                pe, ct = t.field(key)
-                changed[pe] = _subtree(r_val, ct)
+        fields = t._fields
+        if skip:  # (ObjectMeta: most of its keys are the server's; the others are found at C speed)
+            for key in lm.keys() - skip:  # (in any order: the result is sorted below)
+                l_val = lm[key]
+                r_val = rm.get(key, MISSING)
+                if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
+                    continue
+                pe, ct = fields.get(key) or t.field(key)
+                if ct.leaf and r_val is not MISSING:
+                    changed[pe] = fp.EMPTY  # (a different value: _child_changes' first case, without the call)
+                    continue
+                _child_changes(pe, l_val, r_val, ct, path, errors, changed, removed)
+        else:
+            for key, l_val in lm.items():  # (unchanged children cost no call)
+                r_val = rm.get(key, MISSING)
+                if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
+                    continue
+                pe, ct = fields.get(key) or t.field(key)
+                if ct.leaf and r_val is not MISSING:
+                    changed[pe] = fp.EMPTY  # (a different value: _child_changes' first case, without the call)
+                    continue
+                _child_changes(pe, l_val, r_val, ct, path, errors, changed, removed)
+        if not rm.keys() <= lm.keys():  # (some key added: a test at C speed, the loop only then)
+            for key, r_val in rm.items():
+                if key not in lm and key not in skip:
+                    pe, ct = t.field(key)
+                    changed[pe] = _subtree(r_val, ct)
         # (field elements sort as their names: Go's order, kept by every set operation)
         return (_sorted(changed) if len(changed) > 1 else changed,
                 _sorted(removed) if len(removed) > 1 else removed)
