@@ -187,10 +187,16 @@ def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager:
         return managed
     my_key = (manager, UPDATE, api_version, subresource)  # (ManagerEntry.key of the writer's entry)
     prev = managed.get(my_key)
-    if not removed and prev is not None and len(managed) <= MAX_UPDATE_MANAGERS:
-        kept = _kept_by_owner(managed, my_key, prev, changed)
-        if kept is not None:
-            return kept if prev.time == now else {**kept, my_key: prev.with_fields(prev.fields, now)}
+    if not removed and prev is not None and len(managed) <= MAX_UPDATE_MANAGERS and fp.covers(prev.fields, changed):
+        # The usual write (a controller setting its own fields again): it removed nothing and changed
+        # only fields its entry already owns. If no other entry owns any of them, the full computation
+        # below gives every entry its very set back (the difference takes nothing from the others, the
+        # writer's union adds nothing): only the writer's time can change, so no entry is rebuilt.
+        for key, e in managed.items():
+            if not e.fields or (key != my_key and fp.difference(e.fields, changed) is not e.fields):
+                break  # (an empty entry, dropped below; or another owner loses fields)
+        else:
+            return managed if prev.time == now else {**managed, my_key: prev.with_fields(prev.fields, now)}
     out: Managed = {}
     for key, e in managed.items():
         # (the writer's own entry keeps what it changed: (prev - removed - changed) + changed)
@@ -206,25 +212,6 @@ def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager:
             base = prev or ManagerEntry(manager, UPDATE, api_version, fp.EMPTY, None, subresource)
             out[my_key] = base.with_fields(mine, now)
     return out if len(out) <= MAX_UPDATE_MANAGERS else _cap_update_managers(out)
-
-
-def _kept_by_owner(managed: Managed, my_key: tuple[str, str, str, str], prev: ManagerEntry,
-                   changed: FieldSet) -> Managed | None:
-    """``managed`` itself when a write that removed nothing changed only fields the writer's entry
-    ``prev`` already owns and no other entry owns any of them (the usual write: a controller setting
-    its own fields again); None otherwise, when :func:`record_update` works the entries out in full.
-
-    It decides what the full computation would: there, every other entry keeps its set (the
-    difference takes nothing from it: the very set comes back) and the writer's set is its union
-    with ``changed``, again the very set, so only the entry's time can change. Neither set
-    operation copies anything in this case; no entry is rebuilt.
-    """
-    if not fp.covers(prev.fields, changed):
-        return None
-    for key, e in managed.items():
-        if not e.fields or (key != my_key and fp.difference(e.fields, changed) is not e.fields):
-            return None  # (an empty entry: dropped by the full computation)
-    return managed
 
 
 #: ``DefaultMaxUpdateManagers``: past this many ``Update`` entries, the oldest are merged.

@@ -327,8 +327,10 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
     removed: FieldSet = {}
     skip = t.skip
     for key, r_val in new.items():
+        if key in skip:
+            continue
         l_val = old.get(key, MISSING)
-        if key in skip or l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
+        if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
             continue
         pe, ct = t.field(key)
         mkey: tuple[int, str, bytes, bytes] | None = None
@@ -341,6 +343,12 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
         if mkey is None:  # (no lookup: walked straight into the result)
             if l_val is MISSING:
                 changed[pe] = _subtree(r_val, ct)
+            elif ct.shape == MAP and not ct.leaf and type(l_val) is dict and l_val and type(r_val) is dict:
+                c0, r0 = _compare_map(l_val, r_val, ct, ((), pe), errors)  # (metadata: _child_changes' last case)
+                if c0:
+                    changed[pe] = c0
+                if r0:
+                    removed[pe] = r0
             else:
                 _child_changes(pe, l_val, r_val, ct, (), errors, changed, removed)
             continue
@@ -440,42 +448,10 @@ def _compare(lv: Any, rv: Any, t: TypeNode, path: Path,
 def _compare_node(lv: Any, rv: Any, t: TypeNode, path: Path,
                   errors: list[tuple[str, str]]) -> tuple[FieldSet, FieldSet]:
     """:func:`_compare` of a node its caller found granular, its type deduced."""
+    if t.shape == MAP:
+        return _compare_map(lv if type(lv) is dict else {}, rv if type(rv) is dict else {}, t, path, errors)
     changed: FieldSet = {}
     removed: FieldSet = {}
-    if t.shape == MAP:
-        lm = lv if type(lv) is dict else {}
-        rm = rv if type(rv) is dict else {}
-        skip = t.skip
-        fields = t._fields
-        if skip:  # (ObjectMeta: most of its keys are the server's; the others are found at C speed)
-            for key in lm.keys() - skip:  # (in any order: the result is sorted below)
-                l_val = lm[key]
-                r_val = rm.get(key, MISSING)
-                if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
-                    continue
-                pe, ct = fields.get(key) or t.field(key)
-                if ct.leaf and r_val is not MISSING:
-                    changed[pe] = fp.EMPTY  # (a different value: _child_changes' first case, without the call)
-                    continue
-                _child_changes(pe, l_val, r_val, ct, path, errors, changed, removed)
-        else:
-            for key, l_val in lm.items():  # (unchanged children cost no call)
-                r_val = rm.get(key, MISSING)
-                if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
-                    continue
-                pe, ct = fields.get(key) or t.field(key)
-                if ct.leaf and r_val is not MISSING:
-                    changed[pe] = fp.EMPTY  # (a different value: _child_changes' first case, without the call)
-                    continue
-                _child_changes(pe, l_val, r_val, ct, path, errors, changed, removed)
-        if not rm.keys() <= lm.keys():  # (some key added: a test at C speed, the loop only then)
-            for key, r_val in rm.items():
-                if key not in lm and key not in skip:
-                    pe, ct = t.field(key)
-                    changed[pe] = _subtree(r_val, ct)
-        # (field elements sort as their names: Go's order, kept by every set operation)
-        return (_sorted(changed) if len(changed) > 1 else changed,
-                _sorted(removed) if len(removed) > 1 else removed)
     it = t.item()
     if type(lv) is list and type(rv) is list and len(lv) == len(rv):
         # the common case, items in the same places: only the differing pairs are keyed
@@ -500,6 +476,58 @@ def _compare_node(lv: Any, rv: Any, t: TypeNode, path: Path,
         if pe not in li:
             changed[pe] = _subtree(b, it)
     return fp.canonical_level(changed), fp.canonical_level(removed)
+
+
+def _compare_map(lm: dict[str, Any], rm: dict[str, Any], t: TypeNode, path: Path,
+                 errors: list[tuple[str, str]]) -> tuple[FieldSet, FieldSet]:
+    """:func:`_compare_node` of a map node (``lm``, ``rm``: its two sides, ``{}`` for a null)."""
+    changed: FieldSet = {}
+    removed: FieldSet = {}
+    skip = t.skip
+    fields = t._fields
+    if skip:  # (ObjectMeta: most of its keys are the server's; the others are found at C speed)
+        for key in lm.keys() - skip:  # (in any order: the result is sorted below)
+            l_val = lm[key]
+            r_val = rm.get(key, MISSING)
+            if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
+                continue
+            pe, ct = fields.get(key) or t.field(key)
+            if ct.leaf and r_val is not MISSING:
+                changed[pe] = fp.EMPTY  # (a different value: _child_changes' first case, without the call)
+                continue
+            if ct.shape == MAP and type(l_val) is dict and l_val and type(r_val) is dict:
+                c, r = _compare_map(l_val, r_val, ct, (path, pe), errors)  # (_child_changes' last case)
+                if c:
+                    changed[pe] = c
+                if r:
+                    removed[pe] = r
+                continue
+            _child_changes(pe, l_val, r_val, ct, path, errors, changed, removed)
+    else:
+        for key, l_val in lm.items():  # (unchanged children cost no call)
+            r_val = rm.get(key, MISSING)
+            if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
+                continue
+            pe, ct = fields.get(key) or t.field(key)
+            if ct.leaf and r_val is not MISSING:
+                changed[pe] = fp.EMPTY  # (a different value: _child_changes' first case, without the call)
+                continue
+            if ct.shape == MAP and type(l_val) is dict and l_val and type(r_val) is dict:
+                c, r = _compare_map(l_val, r_val, ct, (path, pe), errors)  # (_child_changes' last case)
+                if c:
+                    changed[pe] = c
+                if r:
+                    removed[pe] = r
+                continue
+            _child_changes(pe, l_val, r_val, ct, path, errors, changed, removed)
+    if not rm.keys() <= lm.keys():  # (some key added: a test at C speed, the loop only then)
+        for key, r_val in rm.items():
+            if key not in lm and key not in skip:
+                pe, ct = t.field(key)
+                changed[pe] = _subtree(r_val, ct)
+    # (field elements sort as their names: Go's order, kept by every set operation)
+    return (_sorted(changed) if len(changed) > 1 else changed,
+            _sorted(removed) if len(removed) > 1 else removed)
 
 
 def _sorted(s: FieldSet) -> FieldSet:
