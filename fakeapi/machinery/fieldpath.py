@@ -83,6 +83,18 @@ def _union_node(va: FieldSet, vb: FieldSet) -> FieldSet:
 def covers(a: FieldSet, b: FieldSet) -> bool:
     """Whether ``a`` holds every path of ``b``: exactly when :func:`union` gives ``a`` itself back,
     decided without building anything (a write's changed paths against its writer's set)."""
+    while len(b) == 1:  # (the usual ``b``, one path: followed down without a call per level)
+        ((k, vb),) = b.items()
+        va = a.get(k)
+        if va is None:
+            return False
+        if va is vb:
+            return True
+        if not vb:
+            return not va or MEMBER in va
+        if not va:
+            return False
+        a, b = va, vb
     for k, vb in b.items():
         va = a.get(k)
         if va is None:
