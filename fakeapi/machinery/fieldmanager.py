@@ -208,7 +208,8 @@ def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager:
         return managed
     my_key = (manager, UPDATE, api_version, subresource)  # (ManagerEntry.key of the writer's entry)
     prev = managed.get(my_key)
-    if not removed and prev is not None and len(managed) <= MAX_UPDATE_MANAGERS and prev.owns(changed):
+    if not removed and prev is not None and len(managed) <= MAX_UPDATE_MANAGERS and (
+            prev.covered == changed or prev.owns(changed)):  # (the remembered answer first, without a call)
         # The usual write (a controller setting its own fields again): it removed nothing and changed
         # only fields its entry already owns. If no other entry owns any of them, the full computation
         # below gives every entry its very set back (the difference takes nothing from the others, the
