@@ -171,7 +171,10 @@ def _sh_env(bindir: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(bindir), env.get("PATH", "")])
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    # (bytecode goes to the cache folder the project's conftest.py uses, outside the checkout and the
+    # scratch copy: each block starts several interpreters, and without it each compiled all of fakeapi)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fakeapi" / "pycache")
     env.pop("PYTEST_ADDOPTS", None)
     env.pop("PYTEST_XDIST_WORKER", None)
     if not any(ep.value == "fakeapi.harness.plugin" for ep in entry_points(group="pytest11")):
