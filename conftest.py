@@ -13,7 +13,8 @@ rewritten test modules, in a cache folder outside the checkout instead
 it every pytest process, each xdist worker included, compiled every module and rewrote every test
 module's asserts again, about 4 s of CPU per process. Python checks a cached file against its
 source's size and time as always, so an edit is compiled again; nothing is written to the checkout,
-and the processes that tests start keep the environment they are given.
+and the processes that tests start keep the environment they are given (tests that start many
+interpreters give them this folder too: ``with_bytecode_cache`` in tests/support.py).
 
 The project's own run checks, in every server it makes, that stored snapshots are
 never mutated (``FAKEAPI_CHECK_SNAPSHOTS``, see fakeapi/codec/snapshots.py): the write path
