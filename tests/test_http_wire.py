@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 import yaml
-from support import widget_crd
+from support import widget_crd, with_bytecode_cache
 
 from fakeapi.http import Endpoint, RestAPI, serve
 from fakeapi.http.discovery import version_priority
@@ -547,8 +547,8 @@ def test_serve_command_loads_manifests_and_serves(tmp_path: Path) -> None:
     (tmp_path / "objects.yaml").write_text(yaml.safe_dump_all(objects))
     (tmp_path / "crd.yaml").write_text(yaml.safe_dump(crd))
     kubeconfig = tmp_path / "kubeconfig"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parents[1]),
-                                                                   os.environ.get("PYTHONPATH")]))}
+    env = with_bytecode_cache({**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH")]))})
     proc = subprocess.Popen(
         [sys.executable, "-m", "fakeapi.cli", "serve", "--port", "0", "--kubeconfig", str(kubeconfig),
          str(tmp_path / "objects.yaml"), str(tmp_path / "crd.yaml")],
