@@ -44,6 +44,7 @@ COMPILED = [
     "fakeapi/schema/structural.py",
     "fakeapi/server/trace.py",
     "fakeapi/machinery/typedfields.py",
+    "fakeapi/machinery/typedapply.py",
 ]
 
 WANTED = os.environ.get("FAKEAPI_MYPYC") == "1"

@@ -1,6 +1,8 @@
 """Cold start: ``import fakeapi`` and the first ``APIServer()`` in a fresh interpreter (issue 22).
 
-Run: ``python benchmarks/bench_cold.py`` (``--runs N``: pairs of runs, 15 by default).
+Run: ``python benchmarks/bench_cold.py`` (``--runs N``: pairs of runs, 15 by default;
+``--base DIR``: another source tree, e.g. ``git archive main | tar -x -C /tmp/coldbase``, measured
+in turn with this checkout, run for run, so that both see the same machine).
 
 Targets: <= 100 ms with a bytecode cache (as an installed package runs), <= 150 ms without one
 (every project module compiled from source: a fresh checkout, or ``PYTHONDONTWRITEBYTECODE=1``).
@@ -56,11 +58,11 @@ def _env(cache: str | None) -> dict[str, str]:
     return env
 
 
-def _copy_of_project(dst: Path) -> Path:
-    """A copy of the sources without any bytecode (so "no cache" compiles every project module)."""
+def _copy_of_project(dst: Path, src: Path = ROOT) -> Path:
+    """A copy of the sources of ``src`` without any bytecode (so "no cache" compiles every project module)."""
     skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.so")
     for name in ("fakeapi", "benchmarks"):
-        shutil.copytree(ROOT / name, dst / name, ignore=skip)
+        shutil.copytree(src / name, dst / name, ignore=skip)
     return dst
 
 
@@ -81,33 +83,61 @@ def _instructions(code: str, cache: str | None) -> int:
     return int(m.group(1).replace(",", ""))
 
 
+Runs = list[tuple[float, float]]
+
+
+def _summary(label: str, runs: Runs, target: float) -> str:
+    secs = [t for t, _ in runs]
+    ratios = [t / rt for t, rt in runs]
+    med = statistics.median(secs)
+    return (f"import + first APIServer(), {label:<17}: median {med * 1e3:6.1f} ms (min {min(secs) * 1e3:.1f}), "
+            f"{statistics.median(ratios):6.0f}x the Pod JSON round trip; target {target * 1e3:.0f} ms "
+            f"{'ok' if med <= target else 'MISS'}")
+
+
+def _tree_instructions(root: Path, cache: str) -> tuple[int, int]:
+    """The instructions of a child of ``root``, bytecode cached and without, start-up subtracted."""
+    code = "\n".join(CHILD.format(root=str(root), here=str(root / "benchmarks")).splitlines()[:7])
+    base_c, base_f = _instructions(EMPTY, cache), _instructions(EMPTY, None)
+    return _instructions(code, cache) - base_c, _instructions(code, None) - base_f
+
+
 def main() -> None:
     """Alternate runs with and without a bytecode cache; print medians, ratios and instructions."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--runs", type=int, default=15)
+    p.add_argument("--base", type=Path, default=None,
+                   help="another source tree (holding fakeapi/ and benchmarks/) to measure in turn with this one")
     args = p.parse_args()
+    if args.base is not None and not (args.base / "fakeapi" / "__init__.py").is_file():
+        p.error(f"--base {args.base}: no fakeapi package there (try: git archive main | tar -x -C DIR)")
     with tempfile.TemporaryDirectory(prefix="bench-cold-") as tmp:
-        root = _copy_of_project(Path(tmp) / "src")
-        cache = str(Path(tmp) / "pycache")
-        _child(root, cache)  # (fills the cache)
-        cached: list[tuple[float, float]] = []
-        fresh: list[tuple[float, float]] = []
+        trees = [("this checkout", _copy_of_project(Path(tmp) / "src"), str(Path(tmp) / "pycache"))]
+        if args.base is not None:
+            trees.append(("base", _copy_of_project(Path(tmp) / "base", args.base), str(Path(tmp) / "pycache-base")))
+        for _, root, cache in trees:
+            _child(root, cache)  # (fills the cache)
+        cached: dict[str, Runs] = {name: [] for name, _, _ in trees}
+        fresh: dict[str, Runs] = {name: [] for name, _, _ in trees}
         for _ in range(args.runs):
-            cached.append(_child(root, cache))
-            fresh.append(_child(root, None))
-        for label, runs, target in (("bytecode cached", cached, 0.100), ("no bytecode cache", fresh, 0.150)):
-            secs = [s for s, _ in runs]
-            ratios = [s / rt for s, rt in runs]
-            med = statistics.median(secs)
-            print(f"import + first APIServer(), {label:<17}: median {med * 1e3:6.1f} ms (min {min(secs) * 1e3:.1f}), "
-                  f"{statistics.median(ratios):6.0f}x the Pod JSON round trip; target {target * 1e3:.0f} ms "
-                  f"{'ok' if med <= target else 'MISS'}")
+            for name, root, cache in trees:
+                cached[name].append(_child(root, cache))
+            for name, root, _ in trees:
+                fresh[name].append(_child(root, None))
+        for name, _, _ in trees:
+            if len(trees) > 1:
+                print(f"{name}:")
+            for label, runs, target in (("bytecode cached", cached[name], 0.100), ("no bytecode cache", fresh[name], 0.150)):
+                print(_summary(label, runs, target))
+        if len(trees) > 1:
+            for label, by_tree in (("bytecode cached", cached), ("no bytecode cache", fresh)):
+                pairs = [a / b for (a, _), (b, _) in zip(by_tree[trees[0][0]], by_tree["base"])]
+                print(f"this checkout / base, {label:<17}: median of the run-by-run ratios {statistics.median(pairs):.3f}")
         if shutil.which("valgrind") is not None:
-            code = "\n".join(CHILD.format(root=str(root), here=str(root / "benchmarks")).splitlines()[:7])
-            base_c, base_f = _instructions(EMPTY, cache), _instructions(EMPTY, None)
-            ic, inc = _instructions(code, cache) - base_c, _instructions(code, None) - base_f
-            print(f"instructions (cachegrind, interpreter start-up subtracted): {ic / 1e6:.0f} M bytecode cached, "
-                  f"{inc / 1e6:.0f} M without a cache")
+            for name, root, cache in trees:
+                ic, inc = _tree_instructions(root, cache)
+                print(f"instructions{'' if len(trees) == 1 else ' (' + name + ')'} (cachegrind, interpreter start-up "
+                      f"subtracted): {ic / 1e6:.0f} M bytecode cached, {inc / 1e6:.0f} M without a cache")
 
 
 if __name__ == "__main__":

@@ -34,7 +34,9 @@ from fakeapi import APIServer
 api = APIServer()
 lazy = ["fakeapi.registry.apps.validation", "fakeapi.registry.networking.validation", "fakeapi.registry.core.validation",
         "fakeapi.registry.batch.validation", "fakeapi.machinery.selectors", "fakeapi.registry.apiextensions.crd",
-        "fakeapi.codec.semantic", "fakeapi.host", "fakeapi.http", "fakeapi.harness"]
+        "fakeapi.codec.semantic", "fakeapi.host", "fakeapi.http", "fakeapi.harness",
+        "fakeapi.machinery.typedapply", "fakeapi.machinery.serverapply", "fakeapi.registry.core.defaults", "fakeapi.codec.godecode",
+        "fakeapi.machinery.quantity", "fakeapi.registry.apiextensions.crdsnapshot", "fakeapi.codec.fromunstructured"]
 print(",".join(m for m in lazy if m in sys.modules))
 import fakeapi.registry.apps.strategy as apps
 from fakeapi.machinery.lazymodule import LazyModule
@@ -51,9 +53,46 @@ print(semantic_equal({"a": "1"}, {"a": "1"}))
 
 def test_the_first_server_loads_no_validation_of_kinds_it_never_writes() -> None:
     """``APIServer()`` creates four Namespaces: the other groups' validation (and the selectors it
-    uses), the CRD rules and semantic equality are imported when first used, and then stand in
-    the strategy modules' globals as the plain modules."""
+    uses), the CRD rules, semantic equality, server-side apply's typed walks, the core group's
+    defaults but a Namespace's, the Go decoder, quantities, CRD snapshots and the unstructured
+    converter's errors are imported when first used, and then stand in the strategy modules'
+    globals as the plain modules."""
     out = subprocess.run([sys.executable, "-c", LAZY_CHILD], cwd=ROOT, capture_output=True, text=True, timeout=120,
                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"})
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split("\n")[:2] == ["", "True"]
+
+
+FIRST_USE_CHILD = """
+import sys
+from fakeapi import APIServer
+api = APIServer()
+first = ["fakeapi.machinery.serverapply", "fakeapi.machinery.typedapply", "fakeapi.codec.godecode",
+         "fakeapi.machinery.quantity"]
+assert not [m for m in first if m in sys.modules], [m for m in first if m in sys.modules]
+cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}, "data": {"a": "1"}}
+api.patch("ConfigMap", "c", cm, namespace="default", patch_type="apply", field_manager="m")
+assert "fakeapi.machinery.typedapply" in sys.modules
+import fakeapi.server.patch as patch_verb
+assert patch_verb.serverapply is sys.modules["fakeapi.machinery.serverapply"], patch_verb.serverapply
+assert "fakeapi.codec.godecode" not in sys.modules
+from fakeapi import Client
+got = Client(api, "reader").get("ConfigMap", "c", "default")
+assert api.decoded is api.decoded and type(api.decoded).__module__ == "fakeapi.codec.godecode"
+pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+       "spec": {"containers": [{"name": "c", "image": "i", "resources": {"limits": {"cpu": "0.5"}}}]}}
+made = api.create(pod)
+print(got["data"]["a"], [e["manager"] for e in got["metadata"]["managedFields"]],
+      made["spec"]["containers"][0]["resources"]["limits"]["cpu"], "fakeapi.machinery.quantity" in sys.modules)
+"""
+
+
+def test_apply_the_go_decoder_and_quantities_are_loaded_on_first_use() -> None:
+    """A server's first apply imports apply's field manager and typed walks (the patch verb's stand-in
+    then becomes the module), its first client read the Go decoder (one cache, kept), its first quantity the
+    quantity module: each answers as it would have imported eagerly."""
+    out = subprocess.run([sys.executable, "-c", FIRST_USE_CHILD], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT),
+                                           "PYTHONDONTWRITEBYTECODE": "1"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip() == "1 ['m'] 500m True"

@@ -1,4 +1,4 @@
-"""What Go's decoders report for JSON that does not fit a built-in kind (fakeapi.codec.gounmarshal).
+"""What Go's decoders report for JSON that does not fit a built-in kind (fakeapi.codec.gounmarshal, fakeapi.codec.fromunstructured).
 
 The messages are those of ``encoding/json`` (``sigs.k8s.io/json``), ``time.Parse``,
 ``base64.StdEncoding``, ``resource.Quantity`` and ``runtime.DefaultUnstructuredConverter``.
@@ -11,11 +11,10 @@ from typing import Any
 
 import pytest
 
+from fakeapi.codec.fromunstructured import from_unstructured_error, go_sprint
 from fakeapi.codec.gomodel import builtin_go_type, go_type_string
 from fakeapi.codec.gounmarshal import (
     base64_error,
-    from_unstructured_error,
-    go_sprint,
     quantity_error,
     time_parse_error,
     unmarshal_error,

@@ -25,7 +25,7 @@ import pytest
 
 from fakeapi.harness import loader
 from fakeapi.harness.runner import run_case
-from fakeapi.machinery import fieldmanager
+from fakeapi.machinery import fieldmanager, serverapply
 from fakeapi.machinery.errors import ApiError
 from fakeapi.server import pipeline
 from fakeapi.server.apiserver import APIServer
@@ -157,7 +157,7 @@ def test_the_comparison_catches_one_differing_managed_fields_entry() -> None:
 def test_the_corpus_reapplies_the_same_fields() -> None:
     """The comparison covers the skipped prune: applies of the corpus re-apply every field their manager
     applied before (the server skips their prune; the reference run prunes them)."""
-    real_prune, real_apply = fieldmanager._prune, fieldmanager.apply
+    real_prune, real_apply = serverapply._prune, serverapply.apply
     pruned: list[bool] = []
     skipped: list[str] = []
 
@@ -174,8 +174,8 @@ def test_the_corpus_reapplies_the_same_fields() -> None:
         return out
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(fieldmanager, "_prune", counting)
-        mp.setattr(fieldmanager, "apply", watching)
+        mp.setattr(serverapply, "_prune", counting)
+        mp.setattr(serverapply, "apply", watching)
         for file in FIXTURES:
             if "apply" in file:
                 record(file, _as_served)

@@ -1,4 +1,4 @@
-"""Schema-typed field sets, comparison, merge and removal: fakeapi.machinery.typedfields against structured-merge-diff's ``typed``.
+"""Schema-typed field sets, comparison, merge and removal: fakeapi.machinery.typedfields and typedapply against structured-merge-diff's ``typed``.
 
 The schema is a small hand-written structural (CRD-like) schema with every kind of
 node ``schemaconv`` distinguishes: scalars, a struct, a granular map
@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from fakeapi.machinery import typedapply as ta
 from fakeapi.machinery import typedfields as tf
 from fakeapi.machinery.typedfields import MISSING, TypedError
 
@@ -127,7 +128,7 @@ TO_SET: list[tuple[str, dict[str, Any], FieldSet]] = [
 def test_to_field_set(obj: dict[str, Any], expected: FieldSet) -> None:
     """``TypedValue.ToFieldSet``: the paths an applied configuration sets."""
     before = copy.deepcopy(obj)
-    assert tf.to_field_set(obj, T) == expected
+    assert ta.to_field_set(obj, T) == expected
     assert obj == before
 
 
@@ -147,7 +148,7 @@ BAD_LISTS: list[tuple[str, dict[str, Any], str]] = [
 def test_to_field_set_rejects_invalid_lists(obj: dict[str, Any], message: str) -> None:
     """The typed conversion's ``ValidationErrors``: one error reads ``<path>: <message>``."""
     with pytest.raises(TypedError) as info:
-        tf.to_field_set(obj, T)
+        ta.to_field_set(obj, T)
     assert str(info.value) == message
     assert len(info.value.errors) == 1
 
@@ -155,19 +156,19 @@ def test_to_field_set_rejects_invalid_lists(obj: dict[str, Any], message: str) -
 def test_duplicate_key_message() -> None:
     """The duplicate names the item by its key, rendered as ``Path.String`` renders it."""
     with pytest.raises(TypedError, match=r'duplicate entries for key \[name="a"\]'):
-        tf.to_field_set(spec(containers=containers("a", "b", "a")), T)
+        ta.to_field_set(spec(containers=containers("a", "b", "a")), T)
 
 
 def test_missing_key_message() -> None:
     """A keyless item names the missing key field."""
     with pytest.raises(TypedError, match='omits key field "name"'):
-        tf.to_field_set(spec(containers=[{"name": "a"}, {"image": "x"}]), T)
+        ta.to_field_set(spec(containers=[{"name": "a"}, {"image": "x"}]), T)
 
 
 def test_several_errors_are_listed() -> None:
     """More than one error: ``errors:`` then one indented line each (``ValidationErrors.Error``)."""
     with pytest.raises(TypedError) as info:
-        tf.to_field_set(spec(containers=containers("a", "a"), tags=["x", "x"]), T)
+        ta.to_field_set(spec(containers=containers("a", "a"), tags=["x", "x"]), T)
     text = str(info.value)
     assert text.startswith("errors:\n  ")
     assert '  .spec.containers: duplicate entries for key [name="a"]' in text.splitlines()
@@ -212,13 +213,13 @@ COMPARE: list[tuple[str, Any, Any, FieldSet, FieldSet, FieldSet]] = [
 def test_compare(old: Any, new: Any, added: FieldSet, modified: FieldSet, removed: FieldSet) -> None:
     """``TypedValue.Compare``: leaves that changed are modified; a node that appears (or goes)
     is added (removed) with every node under it a member, ``"."`` on those with children."""
-    c = tf.compare(old, new, T)
+    c = ta.compare(old, new, T)
     assert (c.added, c.modified, c.removed) == (added, modified, removed)
 
 
 def test_compare_changed_is_modified_and_added() -> None:
     """What an updater takes ownership of: ``Modified.Union(Added)``."""
-    c = tf.compare(spec(replicas=1), spec(replicas=2, name="n"), T)
+    c = ta.compare(spec(replicas=1), spec(replicas=2, name="n"), T)
     assert c.changed() == {"f:spec": {"f:replicas": {}, "f:name": {}}}
 
 
@@ -257,7 +258,7 @@ def test_merge(live: Any, config: Any, expected: Any) -> None:
     """``TypedValue.Merge``: the config's leaves win; maps, structs and keyed lists merge item by
     item; atomic lists and maps are replaced whole. Neither argument is changed."""
     before_live, before_config = _copy(live), copy.deepcopy(config)
-    assert tf.merge(live, config, T) == expected
+    assert ta.merge(live, config, T) == expected
     assert (live, config) == (before_live, before_config)
 
 
@@ -265,8 +266,8 @@ def test_merge(live: Any, config: Any, expected: Any) -> None:
 def test_merge_of_a_checked_config_answers_the_same(live: Any, config: Any, expected: Any) -> None:
     """``checked=True`` (the configuration walked by to_field_set first) takes subtrees with the same
     JSON on both sides as they are, without a walk: the same merge, JSON for JSON."""
-    got = tf.merge(live, config, T, checked=True)
-    assert json.dumps(got) == json.dumps(tf.merge(live, config, T)) == json.dumps(expected)
+    got = ta.merge(live, config, T, checked=True)
+    assert json.dumps(got) == json.dumps(ta.merge(live, config, T)) == json.dumps(expected)
 
 
 def test_merge_shares_what_the_config_leaves_as_it_is() -> None:
@@ -275,13 +276,13 @@ def test_merge_shares_what_the_config_leaves_as_it_is() -> None:
     live = spec(replicas=1, labels={"a": "1"}, containers=[{"name": "a", "image": "x", "args": ["1"]}],
                 sub={"x": 1})
     for checked in (False, True):
-        out = tf.merge(live, spec(replicas=2, labels={"a": "1"}, containers=[{"name": "a", "args": ["1"]}]), T,
+        out = ta.merge(live, spec(replicas=2, labels={"a": "1"}, containers=[{"name": "a", "args": ["1"]}]), T,
                        checked=checked)
         assert out["spec"]["replicas"] == 2
         assert out["spec"]["labels"] is live["spec"]["labels"]
         assert out["spec"]["containers"] is live["spec"]["containers"]
         assert out["spec"]["sub"] is live["spec"]["sub"]
-        assert tf.merge(live, spec(replicas=1, containers=[{"name": "a", "image": "x"}]), T, checked=checked) is live
+        assert ta.merge(live, spec(replicas=1, containers=[{"name": "a", "image": "x"}]), T, checked=checked) is live
 
 
 @pytest.mark.parametrize("checked", [False, True])
@@ -290,7 +291,7 @@ def test_merge_keeps_the_configs_json_where_python_finds_values_equal(checked: b
     value equal to the live one by ``==`` but not in JSON is the configuration's."""
     live = spec(selector={"a": "1", "b": "2"}, args=[1, 2], extra={"n": 1})
     config = spec(selector={"b": "2", "a": "1"}, args=[True, 2], extra={"n": True})
-    out = tf.merge(live, config, T, checked=checked)
+    out = ta.merge(live, config, T, checked=checked)
     assert json.dumps(out["spec"]) == json.dumps({**live["spec"], **config["spec"]})
 
 
@@ -314,20 +315,20 @@ def test_merge_list_order(live: str, config: str, merged: str) -> None:
     """Merged keyed-list order (``visitListItems``): live-only items keep their place, items
     only in the config come where the config has them, shared items follow the config's
     order (a shared live item not due yet is passed over, and placed when the config reaches it)."""
-    out = tf.merge(spec(containers=containers(*live)), spec(containers=containers(*config)), T)
+    out = ta.merge(spec(containers=containers(*live)), spec(containers=containers(*config)), T)
     assert "".join(c["name"] for c in out["spec"]["containers"]) == merged
 
 
 def test_merge_set_order() -> None:
     """A set merges by value with the same ordering rule."""
-    out = tf.merge(spec(tags=["a", "b", "c"]), spec(tags=["c", "a"]), T)
+    out = ta.merge(spec(tags=["a", "b", "c"]), spec(tags=["c", "a"]), T)
     assert out == spec(tags=["b", "c", "a"])
 
 
 def test_merge_rejects_duplicate_keys_in_the_config() -> None:
     """A config whose keyed list repeats a key cannot be merged."""
     with pytest.raises(TypedError, match=r'duplicate entries for key \[name="a"\]'):
-        tf.merge(spec(containers=containers("a")), spec(containers=containers("a", "a")), T)
+        ta.merge(spec(containers=containers("a")), spec(containers=containers("a", "a")), T)
 
 
 # ----------------------------------------------------------- RemoveItems
@@ -365,7 +366,7 @@ def test_remove_items(toremove: FieldSet, expected: Any) -> None:
     """``TypedValue.RemoveItems``: each member of the set is removed with all it holds; a path
     that is not a member only leads to what is removed."""
     before = copy.deepcopy(OBJ)
-    assert tf.remove_items(OBJ, toremove, T) == expected
+    assert ta.remove_items(OBJ, toremove, T) == expected
     assert before == OBJ
 
 
@@ -378,7 +379,7 @@ def test_root_type_reads_metadata_as_object_meta() -> None:
     obj = {"metadata": {"name": "x", "labels": {"a": "b"}, "finalizers": ["f1"],
                         "ownerReferences": [{"apiVersion": "v1", "kind": "X", "name": "n", "uid": "u1"}]},
            "spec": {"replicas": 1}}
-    assert tf.to_field_set(obj, tf.root_type(SCHEMA)) == {
+    assert ta.to_field_set(obj, tf.root_type(SCHEMA)) == {
         "f:metadata": {"f:name": {}, "f:labels": {"f:a": {}}, "f:finalizers": {'v:"f1"': {}},
                        "f:ownerReferences": {'k:{"uid":"u1"}': {}}},
         "f:spec": {"f:replicas": {}},

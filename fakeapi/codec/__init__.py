@@ -6,7 +6,8 @@
   ``omitempty``), built from those structs, and :func:`go_roundtrip`;
 - :mod:`~fakeapi.codec.godecode`: ``json.Unmarshal`` into typed structs, and the shared cache of
   decoded forms;
-- :mod:`~fakeapi.codec.gounmarshal`: the decoders' error messages for JSON that does not fit;
+- :mod:`~fakeapi.codec.gounmarshal` and :mod:`~fakeapi.codec.fromunstructured`: the decoders' error
+  messages for JSON that does not fit;
 - :mod:`~fakeapi.codec.semantic`: ``apiequality.Semantic.DeepEqual`` on typed values;
 - :mod:`~fakeapi.codec.snapshots` and :mod:`~fakeapi.codec.snapshoterrors`: the debugging check
   that stored snapshots are never mutated and are as Go encodes them.

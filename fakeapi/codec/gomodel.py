@@ -24,7 +24,6 @@ from typing import Any
 from fakeapi.codec import gostructs
 from fakeapi.machinery import openapi
 from fakeapi.machinery.jsonutil import fast_copy
-from fakeapi.machinery.quantity import canonical_quantity
 
 KINDS = frozenset(
     {"struct", "slice", "map", "string", "int", "float", "bool", "time", "quantity", "intorstring", "any", "union"}
@@ -556,6 +555,9 @@ def _conv_bool(v: Any) -> Any:
 def _conv_quantity(v: Any) -> Any:
     if type(v) is bool or type(v) not in (str, int, float):
         raise _bad(v, "resource.Quantity")
+    # (imported on first use: a server's start meets no quantity; issue 22)
+    from fakeapi.machinery.quantity import canonical_quantity
+
     try:
         return canonical_quantity(v)
     except ValueError as e:

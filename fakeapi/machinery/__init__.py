@@ -12,7 +12,8 @@ layer above uses: pure functions and plain records over JSON values, holding no 
 - :mod:`~fakeapi.machinery.patches` and :mod:`~fakeapi.machinery.patcherrors`: JSON, merge and
   strategic merge patches (``util/strategicpatch``);
 - :mod:`~fakeapi.machinery.fieldpath`, :mod:`~fakeapi.machinery.typedfields`,
-  :mod:`~fakeapi.machinery.fieldmanager`: managedFields and server-side apply
+  :mod:`~fakeapi.machinery.typedapply`, :mod:`~fakeapi.machinery.fieldmanager`,
+  :mod:`~fakeapi.machinery.serverapply`: managedFields and server-side apply
   (structured-merge-diff, ``managedfields``);
 - :mod:`~fakeapi.machinery.openapi`: the built-in OpenAPI documents and schema-node navigation
   (kube-openapi: the strategic merge patch and the field manager read it, as in Kubernetes);

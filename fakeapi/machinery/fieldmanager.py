@@ -1,13 +1,14 @@
 """managedFields: who owns which fields, kept on every write, and server-side apply.
 
 A port of k8s.io/apimachinery's ``managedfields`` field manager over the typed
-operations of :mod:`fakeapi.machinery.typedfields`:
+operations of :mod:`fakeapi.machinery.typedfields` (apply's own in :mod:`fakeapi.machinery.serverapply`,
+over :mod:`fakeapi.machinery.typedapply`, both imported when a server first applies):
 
 - :func:`record_update`: a create, update or patch (operation ``Update``) takes
   the fields it added or changed from every other manager, and the fields it
   removed leave every manager (``Updater.Update``); the writer's entry gets the
   time only when it changed something (``managedFieldsUpdater``).
-- :func:`apply`: an apply merges the configuration into the live object, drops
+- :func:`~fakeapi.machinery.serverapply.apply`: an apply merges the configuration into the live object, drops
   the fields the same manager applied last time and no longer does (unless
   another manager owns them), and answers 409 with the conflicting fields when
   it would change a value another manager owns, unless forced (``Updater.Apply``,
@@ -28,19 +29,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakeapi.machinery import errors
 from fakeapi.machinery import fieldpath as fp
 from fakeapi.machinery.fieldpath import FieldSet
-from fakeapi.machinery.typedfields import (
-    ApplyMemo,
-    Memo,
-    TypeNode,
-    changes,
-    merge,
-    named_fields_as_members,
-    remove_items,
-    to_field_set,
-)
+from fakeapi.machinery.typedfields import Memo, TypeNode, changes
 
 APPLY, UPDATE = "Apply", "Update"
 
@@ -238,32 +229,6 @@ def _cap_update_managers(managed: Managed) -> Managed:
     return out
 
 
-class ApplyConflict(Exception):
-    """An apply would change fields other managers own: ``(manager entry, path)`` pairs."""
-
-    def __init__(self, conflicts: list[tuple[ManagerEntry, tuple[str, ...]]]) -> None:
-        self.conflicts = conflicts
-        super().__init__(conflict_message(conflicts))
-
-
-def conflict_message(conflicts: list[tuple[ManagerEntry, tuple[str, ...]]]) -> str:
-    """``getConflictMessage`` of conflict.go."""
-    if len(conflicts) == 1:
-        e, p = conflicts[0]
-        return f"Apply failed with 1 conflict: conflict with {e.describe()}: {fp.path_string(p)}"
-    by: dict[str, list[tuple[str, ...]]] = {}
-    who: dict[str, ManagerEntry] = {}
-    for e, p in conflicts:
-        ident = _identifier(e)
-        by.setdefault(ident, []).append(p)
-        who[ident] = e
-    lines: list[str] = []
-    for ident in sorted(by):
-        lines.append(f"conflicts with {who[ident].describe()}:")
-        lines.extend(f"- {fp.path_string(p)}" for p in by[ident])
-    return f"Apply failed with {len(conflicts)} conflicts: " + "\n".join(lines)
-
-
 def _identifier(e: ManagerEntry) -> str:
     """The JSON manager identifier Go sorts conflicts by."""
     ident: dict[str, Any] = {"manager": e.manager, "operation": e.operation}
@@ -272,86 +237,3 @@ def _identifier(e: ManagerEntry) -> str:
     if e.subresource:
         ident["subresource"] = e.subresource
     return json.dumps(ident, separators=(",", ":"))
-
-
-def conflict_error(err: ApplyConflict) -> errors.ApiError:
-    """409 Conflict with a ``FieldManagerConflict`` cause per field (``NewApplyConflict``)."""
-    causes = [{"reason": "FieldManagerConflict", "message": f"conflict with {e.describe()}",
-               "field": fp.path_string(p)} for e, p in err.conflicts]
-    return errors.ApiError(errors.status_body(409, "Conflict", str(err), {"causes": causes}))
-
-
-@dataclass(slots=True)
-class Applied:
-    """An apply's outcome: the merged object, the entries, and whether the object changed."""
-
-    obj: dict[str, Any]
-    managed: Managed
-    changed: bool
-
-
-def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: TypeNode, *, manager: str,
-          api_version: str, subresource: str, status_subresource: bool, force: bool, now: str,
-          closed: bool = False, eager_prune: bool = False, memo: ApplyMemo | None = None) -> Applied:
-    """Merge an applied configuration into ``live`` as ``manager`` (raises ApplyConflict, TypedError).
-
-    ``closed``: undeclared fields are errors (built-in kinds, whose Go types have no room for them).
-    ``eager_prune``: prune as ``Updater.prune`` always does, even when the manager applies every field
-    it applied last time (then prune removes nothing, so it is skipped: the reference computation's switch).
-    ``memo``: the server's :class:`~fakeapi.machinery.typedfields.ApplyMemo`.
-    """
-    ignored = _ignored(subresource, status_subresource)
-    config_set = _strip(to_field_set(config, t, closed=closed, memo=memo), ignored)  # (in Go's order, kept by _strip)
-    merged = merge(live, config, t, checked=True, memo=memo)  # (config walked by to_field_set just above)
-    me = ManagerEntry(manager, APPLY, api_version, config_set, None, subresource)
-    last = managed.get(me.key)
-    managers: Managed = {k: e for k, e in managed.items() if k != me.key}
-    managers[me.key] = me if last is None else ManagerEntry(manager, APPLY, api_version, config_set, last.time, subresource)
-    if last is not None and last.fields and (eager_prune or (last.fields != config_set  # (the usual re-apply)
-                                                             and fp.difference(last.fields, config_set))):
-        # (a re-apply of the same fields or more prunes nothing: what prune first removes lies under
-        # paths of the last applied set, which the new one holds, with every item and named field
-        # above them (ToFieldSet, EnsureNamedFieldsAreMembers): all of it is owned, so all comes back)
-        merged = _prune(merged, managers, last.fields, t)
-    changed, removed = changes(live, merged, t)
-    changed, removed = _strip(changed, ignored), _strip(removed, ignored)
-    conflicts: list[tuple[ManagerEntry, tuple[str, ...]]] = []
-    out: Managed = {}
-    for key, e in managers.items():
-        if key == me.key:
-            out[key] = e
-            continue
-        c = fp.intersection(e.fields, changed)
-        s = e.fields
-        if c:
-            conflicts.extend((e, p) for p in fp.paths(fp.leaves(c)))
-            s = fp.difference(s, c)
-        s = fp.difference(s, removed)
-        if s:
-            out[key] = e if s is e.fields else e.with_fields(s)
-    if conflicts and not force:
-        raise ApplyConflict(sorted(conflicts, key=lambda ep: (_identifier(ep[0]), ep[1])))
-    differs = merged != live
-    if differs:
-        out[me.key] = out[me.key].with_fields(out[me.key].fields, now)
-    if not out[me.key].fields:
-        del out[me.key]
-    return Applied(merged, out, differs)
-
-
-def _prune(merged: dict[str, Any], managers: Managed, last: FieldSet, t: TypeNode) -> dict[str, Any]:
-    """``Updater.prune``: what the applier owned before and no longer applies, unless someone owns it."""
-    def named(s: FieldSet, v: Any) -> FieldSet:
-        return named_fields_as_members(s, v, t)
-
-    pruned = remove_items(merged, named(last, merged), t)
-    owned: FieldSet = fp.EMPTY
-    for e in managers.values():
-        owned = fp.union(owned, e.fields)
-    merged_set = named(to_field_set(merged, t), merged)
-    pruned_set = named(to_field_set(pruned, t), pruned)
-    pruned = remove_items(merged, fp.difference(merged_set, fp.union(pruned_set, named(owned, merged))), t)
-    pruned_set = named(to_field_set(pruned, t), pruned)
-    result: dict[str, Any] = remove_items(merged, fp.intersection(fp.difference(merged_set, pruned_set),
-                                                                   named(last, merged)), t)
-    return result

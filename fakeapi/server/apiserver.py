@@ -20,9 +20,9 @@ import random
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from fakeapi.codec.godecode import DecodeCache
 from fakeapi.codec.snapshots import SnapshotGuard
 from fakeapi.codec.snapshots import enabled as _snapshot_check_enabled
 from fakeapi.machinery import errors, fieldmanager
@@ -30,7 +30,6 @@ from fakeapi.machinery.errors import ApiError
 from fakeapi.machinery.jsonutil import fast_copy
 from fakeapi.machinery.lazymodule import lazy_module
 from fakeapi.machinery.typedfields import ApplyMemo, Memo
-from fakeapi.registry.apiextensions.crdsnapshot import CRDSnapshot, CRDTemplate
 from fakeapi.registry.apiextensions.strategy import CustomResourceDefinitionStrategy
 from fakeapi.registry.builtin import builtin_kinds
 from fakeapi.registry.kinds import Kind, KindRegistry
@@ -47,9 +46,15 @@ from fakeapi.server.trace import Trace
 from fakeapi.server.watch import EventLog
 
 if TYPE_CHECKING:
+    from fakeapi.codec import godecode
+    from fakeapi.codec.godecode import DecodeCache
     from fakeapi.registry.apiextensions import crd as crds
+    from fakeapi.registry.apiextensions import crdsnapshot
+    from fakeapi.registry.apiextensions.crdsnapshot import CRDSnapshot, CRDTemplate
 else:  # (imported on first use: a server that never writes a CRD never compiles it; issue 22)
     crds = lazy_module(__name__, "fakeapi.registry.apiextensions.crd", "crds")
+    godecode = lazy_module(__name__, "fakeapi.codec.godecode")  # (the first decode: see APIServer.decoded)
+    crdsnapshot = lazy_module(__name__, "fakeapi.registry.apiextensions.crdsnapshot")
 
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
@@ -98,8 +103,8 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         self._apply_memo = ApplyMemo()
         #: Checks that stored snapshots are never mutated (``FAKEAPI_CHECK_SNAPSHOTS=1``), else None.
         self.snapshot_guard: SnapshotGuard | None = SnapshotGuard() if _snapshot_check_enabled() else None
-        #: Decoded (Go client) forms of stored snapshots, shared by clients and informer caches.
-        self.decoded = DecodeCache(check=self.snapshot_guard is not None)
+        #: Whether :attr:`decoded` checks what it hands out (the snapshot guard is on now; made on first use).
+        self._decode_check = self.snapshot_guard is not None
         for k in builtin_kinds():
             self.kinds.register(k)
         #: Mutating admission plugins a served cluster adds (``fakeapi.registry.core.admission``): each is
@@ -202,7 +207,7 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         only = next(iter(managed.values())) if len(managed) == 1 else None
         if only is not None and only.key != ("user", fieldmanager.UPDATE, kind.api_version, ""):
             only = None  # (not the create's own entry: each install records its own, as register_crd does)
-        return snapshot.keep(self.managed_fields, CRDTemplate(entry.obj, tuple(scratch.last_warnings), only))
+        return snapshot.keep(self.managed_fields, crdsnapshot.CRDTemplate(entry.obj, tuple(scratch.last_warnings), only))
 
     def _create_from_template(self, kind: Kind, tmpl: CRDTemplate) -> Outcome:
         """The create :meth:`_create` makes of a CRD manifest, from what it stored once before."""
@@ -224,6 +229,19 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         kind.strategy.before_commit_create(self, obj)
         rv = self._commit(w)
         return Outcome({}, 201, rv, True, meta["name"])
+
+    @cached_property  # (writable: the value is stored in the instance, which later reads find first)
+    def decoded(self) -> DecodeCache:  # type: ignore[override]
+        """Decoded (Go client) forms of stored snapshots, shared by clients and informer caches.
+
+        Made on first use (then a plain attribute of the server): a server no client reads never
+        imports the Go decoder (issue 22). Made under the server's lock, so that two threads reading
+        it first share one cache (``cached_property`` takes no lock of its own from Python 3.12)."""
+        with self._lock:
+            cache: DecodeCache | None = self.__dict__.get("decoded")
+            if cache is None:
+                cache = self.__dict__["decoded"] = godecode.DecodeCache(check=self._decode_check)
+        return cache
 
     def check_snapshots(self) -> None:
         """With ``FAKEAPI_CHECK_SNAPSHOTS=1``: check that no stored snapshot, and no decoded form

@@ -8,17 +8,23 @@ metadata a Go decoder could not unmarshal into ObjectMeta is refused for every k
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fakeapi.codec.gomodel import GoType
-from fakeapi.codec.gounmarshal import from_unstructured_error, go_sprint, unmarshal_error
+from fakeapi.codec.gounmarshal import unmarshal_error
 from fakeapi.codec.snapshots import NotGoEncoded
 from fakeapi.machinery import errors
 from fakeapi.machinery.errors import ApiError
 from fakeapi.machinery.jsonutil import go_json_type as _json_type
 from fakeapi.machinery.jsonutil import json_copy
+from fakeapi.machinery.lazymodule import lazy_module
 from fakeapi.machinery.metavalidation import go_json, invalid
 from fakeapi.registry.kinds import Kind
+
+if TYPE_CHECKING:
+    from fakeapi.codec import fromunstructured
+else:  # (imported on a server's first strategic merge patch; issue 22)
+    fromunstructured = lazy_module(__name__, "fakeapi.codec.fromunstructured")
 
 _META_STRING_MAPS = ("labels", "annotations")
 _META_STRINGS = ("name", "generateName", "namespace", "uid", "resourceVersion", "creationTimestamp",
@@ -117,7 +123,8 @@ def check_patched_go_decodes(kind: Kind, ptype: str, patch: Any, result: dict[st
     """
     t = kind.go_type
     if ptype == "strategic":
-        bad = from_unstructured_error(result, t) if from_unstructured_error(patch, t) is not None else None
+        bad = (fromunstructured.from_unstructured_error(result, t)
+               if fromunstructured.from_unstructured_error(patch, t) is not None else None)
     elif (ptype == "merge" and unmarshal_error(patch, t) is None) or (
             ptype == "json" and _json_patch_values_decode(patch, t)):
         bad = None
@@ -182,7 +189,7 @@ def patch_invalid(ptype: str, patch: Any, result: dict[str, Any], message: str) 
     Go's ``%+v`` prints it (strategic merge patches). The real object's JSON also holds its
     managedFields, which this server does not keep.
     """
-    value = go_sprint(patch) if ptype == "strategic" else go_json(result, sort_keys=True)
+    value = fromunstructured.go_sprint(patch) if ptype == "strategic" else go_json(result, sort_keys=True)
     return errors.invalid("", "", "", [invalid("patch", value, message)])
 
 

@@ -8,20 +8,26 @@ object through the create pipeline (:mod:`fakeapi.server.create`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from fakeapi.codec.snapshots import NotGoEncoded
-from fakeapi.machinery import bodycheck, errors, fieldmanager  # (bodycheck: issue 24)
+from fakeapi.machinery import bodycheck, errors  # (bodycheck: issue 24)
 from fakeapi.machinery.errors import ApiError, Cause
 from fakeapi.machinery.jsonutil import normalize_numbers
-from fakeapi.machinery.typedfields import MAP, ApplyMemo, TypedError, root_type, shape_problem
+from fakeapi.machinery.lazymodule import lazy_module
+from fakeapi.machinery.typedfields import MAP, ApplyMemo, TypedError, root_type
 from fakeapi.registry.kinds import Kind
 from fakeapi.server.decoding import check_go_decodes, check_patched_go_decodes, patch_invalid
 from fakeapi.server.pipeline import Outcome, mapping, patches_module
 from fakeapi.server.store import Entry
 from fakeapi.server.update import UpdateVerb
+
+if TYPE_CHECKING:
+    from fakeapi.machinery import serverapply
+else:  # (imported on a server's first apply: one that never applies never compiles it; issue 22)
+    serverapply = lazy_module(__name__, "fakeapi.machinery.serverapply")
 
 PATCH_TYPES = {
     "json": "json",
@@ -70,7 +76,7 @@ class PatchVerb(UpdateVerb):
         An apply of a missing object creates it (201). It merges the configuration into the
         object as ``field_manager``, drops what that manager applied before and no longer
         does, and answers 409 when it would change fields another manager owns, unless
-        ``force`` (:mod:`fakeapi.machinery.fieldmanager`). Every write keeps ``metadata.managedFields``.
+        ``force`` (:mod:`fakeapi.machinery.serverapply`). Every write keeps ``metadata.managedFields``.
         ``go_encoded``: the patch was built from Go-typed values (fakeapi's own kubelet), so the
         patched object decodes and the check that it does is skipped (``FAKEAPI_CHECK_SNAPSHOTS=1``
         checks that trust: :class:`fakeapi.codec.snapshots.NotGoEncoded`).
@@ -200,14 +206,15 @@ class PatchVerb(UpdateVerb):
             if not k.builtin and config.get("metadata") is not None and type(config["metadata"]) is not dict:
                 # (as ObjectMeta's type check answers a built-in's (closed: to_field_set checks it): a custom
                 # resource's too, rather than a crash)
+                from fakeapi.machinery.typedapply import shape_problem  # (apply's module: on first use)
                 raise TypedError([(".metadata", shape_problem(MAP, config["metadata"]))])
-            applied = fieldmanager.apply(stored, live, config, root_type(k.schema), manager=manager,
+            applied = serverapply.apply(stored, live, config, root_type(k.schema), manager=manager,
                                          api_version=k.api_version, subresource=sub,
                                          status_subresource=k.status_subresource, force=force,
                                          now=self.clock.timestamp(), closed=k.builtin,
                                          eager_prune=self._eager_prune, memo=self._apply_memo)
-        except fieldmanager.ApplyConflict as err:
-            raise fieldmanager.conflict_error(err) from err
+        except serverapply.ApplyConflict as err:
+            raise serverapply.conflict_error(err) from err
         except TypedError as err:
             where = f"{ns}/{name}" if ns else f"/{name}"
             group = f"{k.group}/{k.version}" if k.group else f"/{k.version}"

@@ -22,9 +22,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fakeapi.codec.godecode import DecodeCache
 from fakeapi.codec.gomodel import GoDecodeError, go_roundtrip, go_roundtrip_owned
 from fakeapi.codec.snapshots import SnapshotGuard, SnapshotMutated
 from fakeapi.machinery import bodycheck, errors, fieldmanager  # (bodycheck: issue 24)
@@ -47,6 +46,9 @@ from fakeapi.server.store import FIELD_NAME, FIELD_NAMESPACE, Entry, Store, Tabl
 from fakeapi.server.store import same_meta as _store_same_meta
 from fakeapi.server.trace import Trace
 from fakeapi.server.watch import ADDED, DELETED, MODIFIED, Event, EventLog
+
+if TYPE_CHECKING:  # (only a type: the server imports the Go decoder on first use; issue 22)
+    from fakeapi.codec.godecode import DecodeCache
 
 GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 

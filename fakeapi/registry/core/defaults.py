@@ -1,7 +1,8 @@
 """Defaults the real apiserver applies to the core group's kinds, as a controller can observe them.
 
 A port of ``pkg/apis/core/v1/defaults.go`` (and the generated ``zz_generated.defaults.go`` that
-walks nested structs) for Pods, Secrets, Namespaces, Services and PersistentVolumeClaims, plus
+walks nested structs) for Pods, Secrets, Services and PersistentVolumeClaims (a Namespace's are in
+:mod:`fakeapi.registry.core.namespacedefaults`, which every server runs on start), plus
 what the Pod create strategy sets (``status.phase: Pending`` and ``status.qosClass``), and the
 pod template defaults the workload kinds of other groups share (:func:`pod_template_defaults`).
 Admission plugins (ServiceAccount token volume, Priority, DefaultTolerationSeconds) are not part
@@ -449,20 +450,3 @@ def default_secret(obj: JSONDict) -> None:
             for k, v in string_data.items():
                 merged[k] = base64.b64encode(v.encode()).decode()
             obj["data"] = merged
-
-
-def default_namespace(obj: JSONDict) -> None:
-    meta = obj.get("metadata")
-    if type(meta) is dict and meta.get("name"):
-        labels = meta.get("labels")
-        if type(labels) is not dict:
-            labels = meta["labels"] = {}
-        if labels.get("kubernetes.io/metadata.name") != meta["name"]:  # the map may be a stored one: no needless write
-            labels["kubernetes.io/metadata.name"] = meta["name"]
-    status = obj.get("status")
-    if type(status) is not dict:
-        status = obj["status"] = {}
-    if not status.get("phase"):
-        status["phase"] = "Active"
-
-

@@ -17,6 +17,7 @@ from fakeapi.machinery.errors import Cause
 from fakeapi.machinery.jsonutil import fast_copy, json_copy
 from fakeapi.machinery.lazymodule import lazy_module
 from fakeapi.registry.core.claims import PVC_PROTECTION
+from fakeapi.registry.core.namespacedefaults import default_namespace
 from fakeapi.registry.strategy import BuiltinSpec, BuiltinStrategy, Obj, StrategyContext, SubresourceWrite
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class NamespaceStrategy(BuiltinStrategy):
 
     def default(self, obj: Obj, base: Obj | None) -> None:
         """``SetDefaults_Namespace``."""
-        defaults.default_namespace(obj)
+        default_namespace(obj)
 
     def prepare_for_create(self, obj: Obj) -> None:
         """The ``kubernetes`` finalizer, phase Active, the ``kubernetes.io/metadata.name`` label."""

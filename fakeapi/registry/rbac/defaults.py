@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from fakeapi.registry.core.defaults import JSONDict
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (only a type: the core group's defaults are imported on first use; issue 22)
+    from fakeapi.registry.core.defaults import JSONDict
 
 #: The RBAC API group (its bindings' defaults here, their validation in builtinvalidation.py).
 RBAC_GROUP = "rbac.authorization.k8s.io"
