@@ -12,6 +12,9 @@ Prints, measured on this machine in this run:
   in a subprocess (pytest's own start-up included);
 - for reference, one full run of the shipped ARC example when the ``arc``
   bundle is installed;
+- with ``--instructions``: the instructions (cachegrind) per run of every tenth case of the
+  corpus (``--every N``; ``--root DIR``: another checkout's code and corpus, for an A/B pair), a
+  figure the machine's load does not move;
 - with ``--corpus``: the repository's own fixture corpus (``fixtures/``) run in
   this one process as its pytest run does (snapshot guard on, robustness
   variants planned from the plain runs), its CPU split into loading, planning,
@@ -275,6 +278,78 @@ def corpus() -> None:
         print(f"    {what:52} {k:6d}  {k / n:6.1%}")
 
 
+INSTRUCTIONS_CHILD = """
+import gc, os, sys
+os.environ["FAKEAPI_CHECK_SNAPSHOTS"] = "1"
+sys.path.insert(0, {root!r})
+from pathlib import Path
+from fakeapi.harness import bundles, runner
+from fakeapi.harness.loader import load_file
+from fakeapi.harness.plugins import load_plugin
+if bundles.get_bundle("arc") is None:
+    load_plugin("reconcilers.bundle")
+root = Path({root!r})
+files = sorted((root / "fixtures").glob("**/*.yaml"))
+cases = [c for f in files for c in load_file(f, f.relative_to(root).as_posix())][::{every}]
+for c in cases:  # warm up: schemas, Go types, templates, imports
+    assert runner.run_case(c).passed, c.name
+gc.collect()
+gc.freeze()  # (as the plugin does once collection is done)
+for c in cases[:{runs}]:
+    runner.run_case(c)
+"""
+
+
+LOAD_CHILD = """
+import sys
+sys.path.insert(0, {root!r})
+from pathlib import Path
+from fakeapi.harness.loader import load_file
+root = Path({root!r})
+files = sorted((root / "fixtures").glob("**/*.yaml"))
+load_file(files[0])  # (imports, the format's validators)
+if {load}:
+    cases = [c for f in files for c in load_file(f, f.relative_to(root).as_posix())]
+"""
+
+
+def corpus_instructions(root: Path, every: int) -> None:
+    """Instructions (cachegrind) per run of every ``every``-th case of the corpus in ``root``, and of loading
+    the corpus's files: load-free figures.
+
+    Two child interpreters load the corpus and run the chosen cases once each (warming up), one then
+    stops and the other runs them all again; the difference over the number of cases is the figure
+    (start-up, loading and first runs subtracted). The hash seed is fixed, as in instructions_arc.py.
+    """
+    import re
+    import shutil
+
+    if shutil.which("valgrind") is None:
+        sys.exit("valgrind is not installed (apt-get install valgrind)")
+
+    def count(runs: int, template: str = INSTRUCTIONS_CHILD, load: bool = True) -> int:
+        code = template.format(root=str(root), every=every, runs=runs, load=load)
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        res = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                              sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=root)
+        m = re.search(r"I\s+refs:\s+([\d,]+)", res.stderr)
+        if res.returncode != 0 or m is None:
+            raise RuntimeError("the child failed or valgrind printed no count:\n" + res.stderr[-2000:])
+        return int(m.group(1).replace(",", ""))
+
+    probe = INSTRUCTIONS_CHILD.format(root=str(root), every=every, runs=0).replace(
+        "gc.collect()", "print(len(cases))\ngc.collect()")
+    n = int(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=root,
+                           env={**os.environ, "PYTHONHASHSEED": "0"}).stdout.split()[-1])
+    base, full = count(0), count(n)
+    print(f"corpus cases ({root}): {(full - base) / n / 1e6:.2f} M instructions per run "
+          f"(cachegrind; every {every}th case, {n} cases, plain runs, snapshot guard on; start-up, loading "
+          "and a first run of each subtracted)")
+    bare, loaded = count(0, LOAD_CHILD, False), count(0, LOAD_CHILD, True)
+    print(f"loading the corpus's files ({root}): {(loaded - bare) / 1e6:.0f} M instructions (cachegrind; "
+          "what each pytest process does before planning, start-up subtracted)")
+
+
 def main() -> None:
     """Print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -282,7 +357,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--corpus", action="store_true",
                         help="only the split of the repository's fixture corpus (issue 22, item 2)")
+    parser.add_argument("--instructions", action="store_true",
+                        help="only the instructions (valgrind) per run of a fixed sample of the corpus's cases")
+    parser.add_argument("--every", type=int, default=10, help="with --instructions: the sample, every Nth case")
+    parser.add_argument("--root", type=Path, default=ROOT,
+                        help="with --instructions: the checkout whose corpus and code run (default this one)")
     args = parser.parse_args()
+    if args.instructions:
+        corpus_instructions(args.root.resolve(), args.every)
+        return
     if args.corpus:
         corpus()
         return

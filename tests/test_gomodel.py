@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import orjson
 import pytest
 
 from fakeapi.codec.gomodel import (
@@ -17,6 +18,7 @@ from fakeapi.codec.gomodel import (
     GoType,
     builtin_go_type,
     go_roundtrip,
+    go_roundtrip_owned,
     go_time,
     go_type_from_structural,
     map_of,
@@ -340,3 +342,62 @@ def test_none_type_is_a_deep_copy() -> None:
 )
 def test_go_time(text: str, micro: bool, expected: str | None) -> None:
     assert go_time(text, micro) == expected
+
+
+# --- the in-place round trip (the server's encoding of the bodies it owns) -----------------------
+
+_INPLACE_POD: dict[str, Any] = {
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "p", "labels": {"a": "b"}, "annotations": {}, "creationTimestamp": "2026-01-01T00:00:00.5Z",
+                 "generation": 0, "finalizers": [], "ownerReferences": [{"apiVersion": "v1", "kind": "X", "name": "o",
+                                                                         "uid": "u", "controller": False}]},
+    "spec": {"containers": [{"name": "c", "image": "", "args": ["a"], "ports": [{"containerPort": 80}],
+                             "resources": {"limits": {"cpu": "1000m"}, "requests": {}}, "securityContext": {},
+                             "env": [{"name": "E", "value": "v", "valueFrom": None}], "unknown": 1}],
+             "nodeSelector": {"k": "v"}, "activeDeadlineSeconds": 0, "hostNetwork": False, "securityContext": {},
+             "volumes": [{"name": "v", "emptyDir": {}}, None], "overhead": {"memory": "1Mi"}, "priority": None},
+    "status": {"phase": "", "startTime": None, "conditions": [{"type": "Ready", "lastTransitionTime": None}]},
+}
+_INPLACE_STAND_INS: tuple[Any, ...] = (None, "x", "", 1, 0, True, False, 1.0, [], {}, ["a"], [None], {"a": "b"},
+                                       {"a": 1}, "2026-01-01T00:00:00+01:00", "0001-01-01T00:00:00Z", "bad")
+
+
+def _inplace_mutations(doc: Any) -> list[Any]:
+    out: list[Any] = []
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            out += [{**doc, k: s} for s in _INPLACE_STAND_INS]
+            out += [{**doc, k: m} for m in _inplace_mutations(v)]
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            out += [[*doc[:i], s, *doc[i + 1:]] for s in _INPLACE_STAND_INS]
+            out += [[*doc[:i], m, *doc[i + 1:]] for m in _inplace_mutations(v)]
+    return out
+
+
+def _outcome(f: Any, *args: Any, **kw: Any) -> tuple[str, Any]:
+    try:
+        out = f(*args, **kw)
+    except GoDecodeError as e:
+        return "error", str(e)
+    return "ok", orjson.dumps(out)  # (bytes: key order counts)
+
+
+@pytest.mark.parametrize("base", [False, True], ids=["alone", "with-a-base"])
+def test_the_in_place_round_trip_is_the_round_trip(base: bool) -> None:
+    """go_roundtrip_owned gives what go_roundtrip gives (keys in the same order, or the same error) for
+    every one-value change of a Pod; with a base (the stored object a write replaces), the values the
+    body shares with it are kept as they are, and the base is never changed."""
+    for doc in [_INPLACE_POD, *_inplace_mutations(_INPLACE_POD)]:
+        if not base:
+            assert _outcome(go_roundtrip_owned, copy.deepcopy(doc), POD) == _outcome(go_roundtrip, doc, POD), doc
+            continue
+        stored = go_roundtrip(_INPLACE_POD, POD)
+        frozen = orjson.dumps(stored)
+        body = copy.deepcopy(doc)
+        for k in ("spec", "status"):
+            if body.get(k) == _INPLACE_POD[k]:
+                body[k] = stored[k]  # (an unchanged part: the stored value itself, as the write path shares it)
+        want = _outcome(go_roundtrip, body, POD)
+        assert _outcome(go_roundtrip_owned, body, POD, base=stored) == want, doc
+        assert orjson.dumps(stored) == frozen

@@ -14,6 +14,9 @@ import pytest
 from fakeapi.codec.fromunstructured import from_unstructured_error, go_sprint
 from fakeapi.codec.gomodel import builtin_go_type, go_type_string
 from fakeapi.codec.gounmarshal import (
+    _Abort,
+    _Decoder,
+    _fits_value,
     base64_error,
     quantity_error,
     time_parse_error,
@@ -98,6 +101,90 @@ UNMARSHAL: list[tuple[str, dict[str, Any], str | None]] = [
 @pytest.mark.parametrize(("case", "doc", "error"), UNMARSHAL, ids=[c[0] for c in UNMARSHAL])
 def test_unmarshal_error(case: str, doc: dict[str, Any], error: str | None) -> None:
     assert unmarshal_error(doc, POD) == error
+
+
+#: A Pod that reaches most of the decoder's branches: times, quantities, int-or-strings, []byte-free
+#: maps and slices of strings and of structs, pointers, free-form values.
+RICH_POD: dict[str, Any] = {
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "p", "labels": {"a": "b"}, "creationTimestamp": "2026-01-01T00:00:00Z", "generation": 3,
+                 "ownerReferences": [{"apiVersion": "v1", "kind": "X", "name": "o", "uid": "u", "controller": True}],
+                 "finalizers": ["f"], "managedFields": [{"manager": "m", "fieldsV1": {"f:a": {}}}]},
+    "spec": {"containers": [{"name": "c", "image": "i", "args": ["a"], "ports": [{"containerPort": 80}],
+                             "resources": {"limits": {"cpu": "1"}, "requests": {}},
+                             "livenessProbe": {"httpGet": {"port": "http", "path": "/"}, "periodSeconds": 5},
+                             "env": [{"name": "E", "value": "v"}], "securityContext": {}}],
+             "nodeSelector": {"k": "v"}, "activeDeadlineSeconds": 30, "hostNetwork": False,
+             "volumes": [{"name": "v", "emptyDir": {"sizeLimit": "1Gi"}}], "overhead": {"memory": "1Mi"},
+             "tolerations": [{"key": "k", "tolerationSeconds": 5}]},
+    "status": {"phase": "Running", "startTime": "2026-01-01T00:00:01Z",
+               "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:02Z"}]},
+}
+#: What replaces each value in turn: every JSON type, out-of-range and malformed texts.
+STAND_INS: tuple[Any, ...] = (None, "x", "", 1, 0, 2**31, 2**63, 1.5, 80.0, True, [], {}, ["a"], [1], [None],
+                              {"a": "b"}, {"a": 1}, [{"name": "n"}], "2026-01-01T00:00:00Z", "1Gi", "12q",
+                              "2026-13-01T00:00:00Z", "YWI=", "YWI")
+
+
+def _mutations(doc: Any) -> list[Any]:
+    """``doc`` with one value (at any depth, containers included) replaced by each stand-in."""
+    out: list[Any] = []
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            out += [{**doc, k: s} for s in STAND_INS]
+            out += [{**doc, k: m} for m in _mutations(v)]
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            out += [[*doc[:i], s, *doc[i + 1:]] for s in STAND_INS]
+            out += [[*doc[:i], m, *doc[i + 1:]] for m in _mutations(v)]
+    return out
+
+
+def _full_decoder(doc: Any, t: Any) -> str | None:
+    d = _Decoder(False)
+    try:
+        d.value(doc, t, "", (), None)
+    except _Abort as e:
+        return str(e)
+    return d.saved
+
+
+@pytest.mark.parametrize("kind", ["Pod", "Secret", "Deployment", "Job", "NetworkPolicy", "Namespace"])
+def test_the_fast_check_agrees_with_the_decoder(kind: str) -> None:
+    """unmarshal_error's pre-check (no paths, no messages) says "decodes" exactly when the decoder finds
+    no error, for every one-value change of a document (so its answer is never the pre-check's guess)."""
+    t = builtin_go_type(kind)
+    docs = {"Pod": RICH_POD, "Secret": {"data": {"a": "YWI="}, "type": "Opaque", "metadata": {"name": "s"}},
+            "Deployment": {"spec": {"replicas": 1, "selector": {"matchLabels": {"a": "b"}},
+                                    "strategy": {"rollingUpdate": {"maxSurge": "25%"}},
+                                    "template": {"spec": RICH_POD["spec"]}}},
+            "Job": {"spec": {"backoffLimit": 6, "template": {"spec": RICH_POD["spec"]}}},
+            "NetworkPolicy": {"spec": {"podSelector": {}, "ingress": [{"ports": [{"port": 8080}],
+                                                                       "from": [{"ipBlock": {"cidr": "1/8"}}]}]}},
+            "Namespace": {"metadata": {"name": "n"}, "spec": {"finalizers": ["k"]}, "status": {"phase": "A"}}}
+    seen = {True: 0, False: 0}
+    for doc in [docs[kind], *_mutations(docs[kind])]:
+        full = _full_decoder(doc, t)
+        assert _fits_value(doc, t, None) is (full is None), (doc, full)
+        assert unmarshal_error(doc, t) == full
+        seen[full is None] += 1
+    assert seen[True] and seen[False]
+
+
+def test_the_fast_check_skips_the_base_as_the_decoder_does() -> None:
+    """A value shared with the base is not walked by either (a stored object's own value decodes)."""
+    base = {"spec": {"containers": [{"name": "a", "ports": [{"containerPort": 80}]}]}, "metadata": {"labels": {}}}
+    for doc in _mutations(base):
+        shared = {**doc, "spec": base["spec"]}
+        d = _Decoder(False)
+        try:
+            d.value(shared, POD, "", (), base)
+            full = d.saved
+        except _Abort as e:
+            full = str(e)
+        assert unmarshal_error(shared, POD, base=base) == full
+        if _fits_value(shared, POD, base):
+            assert full is None
 
 
 def test_a_go_map_marshalled_is_decoded_in_key_order() -> None:

@@ -211,8 +211,8 @@ def test_scale_of_workloads(served: tuple[APIServer, Endpoint]) -> None:
     assert apps.read_namespaced_deployment("web", "default").spec.replicas == 4
     apps.create_namespaced_stateful_set("default", {**deployment("db"), "spec": {**deployment("db")["spec"],
                                                                                   "serviceName": "db"}})
-    # (the served cluster's controllers write the new StatefulSet too: read its scale once they are done, or
-    # the replace below can meet a newer resourceVersion, a 409, as it did at load 9)
+    # (the cluster's StatefulSet controller writes the new set's status: a replace carrying the
+    # resourceVersion read before that write is a conflict, as on a real cluster; read after it)
     assert ep.cluster is not None and ep.cluster.wait_idle(WAIT)
     current = apps.read_namespaced_stateful_set_scale("db", "default")
     current.spec.replicas = 2

@@ -44,8 +44,8 @@ class GoType:
     marks ``metav1.MicroTime`` (microsecond precision) for kind ``time``.
     """
 
-    __slots__ = ("_absent", "_dec", "_ip_plan", "_plan", "_scalars", "_zero", "elem", "elem_pointer", "fields",
-                 "kind", "micro", "name", "pkg")
+    __slots__ = ("_absent", "_dec", "_ip_plan", "_kept", "_plan", "_scalars", "_zero", "elem", "elem_pointer",
+                 "fields", "kind", "micro", "name", "pkg")
 
     def __init__(
         self,
@@ -73,6 +73,10 @@ class GoType:
         #: the zero value and the field is omitempty), handled inline by ``_conv_struct``.
         self._scalars: dict[str, tuple[type, bool]] = {}
         self._ip_plan: dict[str, tuple[Any, ...]] | None = None
+        #: The fields whose value, when true and of exactly this JSON type (str, int or bool), is its own
+        #: encoding (set with ``_plan`` and ``_ip_plan``): taken as it is by ``_conv_struct`` and
+        #: ``_conv_struct_inplace`` at the cost of one lookup.
+        self._kept: dict[str, type] = {}
         self._absent: list[tuple[str, Callable[[], Any]]] | None = None
         self._zero: Any = None
         #: The decode check's table of a struct's fields (built by ``fakeapi.codec.gounmarshal`` on first use).
@@ -591,6 +595,7 @@ def _compile(t: GoType) -> dict[str, Callable[[Any], Any]]:
     plan: dict[str, Callable[[Any], Any]] = {}
     t._plan = plan  # set first: recursive types
     _compile_absent(t)
+    _compile_kept(t)
     for name, f in t.fields.items():
         plan[name] = _field_encoder(f)
     t._scalars = {n: (_EXACT_TYPE[f.type.kind], f.omitempty) for n, f in t.fields.items()
@@ -605,6 +610,13 @@ def field_plan(t: GoType) -> tuple[dict[str, Callable[[Any], Any]], list[tuple[s
     if plan is None:
         plan = _compile(t)
     return plan, _compile_absent(t)
+
+
+def _compile_kept(t: GoType) -> None:
+    """A struct type's table of fields a true value of the exact JSON type encodes as itself (``_kept``):
+    its strings, ints and bools, pointers to them too (every ``[]byte`` aside: base64 is re-encoded)."""
+    t._kept = {name: _EXACT_TYPE[f.type.kind] for name, f in t.fields.items()
+               if f.type.kind in _EXACT_TYPE and f.type.name != "[]byte"}
 
 
 def _compile_absent(t: GoType) -> list[tuple[str, Callable[[], Any]]]:
@@ -622,8 +634,8 @@ def _compile_absent(t: GoType) -> list[tuple[str, Callable[[], Any]]]:
 # The in-place plan of a struct type: field name -> (code, ...). The commonest fields are
 # converted inline by ``_conv_struct_inplace`` (no call per field); the rest call an encoder.
 _IP_STRING_OMITEMPTY = 0  # (code,): a ``string`` with omitempty
-_IP_STRUCT_VALUE = 1  # (code, type): a struct value (not omitzero): null is the zero struct
-_IP_STRUCT_POINTER = 2  # (code, type): a pointer to a struct with omitempty: null is omitted
+_IP_STRUCT_VALUE = 1  # (code, type, nothing absent): a struct value (not omitzero): null is the zero struct
+_IP_STRUCT_POINTER = 2  # (code, type, nothing absent): a pointer to a struct with omitempty: null is omitted
 _IP_CONTAINER_OMITEMPTY = 3  # (code, encoder, list|dict, "slice"|"map", of plain strings): a slice or map with omitempty
 _IP_CALL = 4  # (code, encoder): anything else, through its in-place field encoder
 _IP_KEEP = 6  # (code, omitempty): a free-form value (``any``): kept as it is (null omitted with omitempty)
@@ -636,6 +648,7 @@ def _compile_inplace(t: GoType) -> dict[str, tuple[Any, ...]]:
     plan: dict[str, tuple[Any, ...]] = {}
     t._ip_plan = plan  # set first: recursive types
     _compile_absent(t)
+    _compile_kept(t)
     for name, f in t.fields.items():
         ft = f.type
         k = ft.kind
@@ -662,6 +675,9 @@ def _compile_inplace(t: GoType) -> dict[str, tuple[Any, ...]]:
             entry = (_IP_CONTAINER_OMITEMPTY, _container_encoder(ft, True), list if k == "slice" else dict, k, strings)
         else:
             entry = (_IP_CALL, _field_encoder(f, True))
+        code = entry[0]
+        if code in (_IP_STRUCT_VALUE, _IP_STRUCT_POINTER):
+            entry = (code, ft, not _compile_absent(ft))  # (an empty object of a struct with no absent values: kept)
         plan[name] = entry
     return plan
 
@@ -1018,13 +1034,11 @@ def _conv_struct(v: dict[str, Any], t: GoType) -> dict[str, Any]:
     plan = t._plan
     if plan is None:
         plan = _compile(t)
-    scalars = t._scalars
+    kept = t._kept
     out: dict[str, Any] = {}
     for k, x in v.items():
-        sc = scalars.get(k)
-        if sc is not None and type(x) is sc[0]:  # the commonest fields, inline (see GoType._scalars)
-            if x or not sc[1]:
-                out[k] = x
+        if type(x) is kept.get(k) and x:  # the commonest fields, inline (see GoType._kept)
+            out[k] = x
             continue
         enc = plan.get(k)
         if enc is None:
@@ -1051,15 +1065,46 @@ def _conv_struct_inplace(v: dict[str, Any], t: GoType, base: dict[str, Any] | No
     plan = t._ip_plan
     if plan is None:
         plan = _compile_inplace(t)
+    kept = t._kept
     drop: list[str] | None = None
     for k, x in v.items():
+        if type(x) is kept.get(k) and x:
+            continue  # (the commonest fields: a true string, int or bool as Go encodes it)
         p = plan.get(k)
         r: Any
         if p is None:
             r = _OMIT  # not a field of the Go type: dropped
         else:
             code = p[0]
-            if code == _IP_STRING_OMITEMPTY:
+            if code == _IP_CONTAINER_OMITEMPTY:
+                if x and p[4] and type(x) is p[2] and _only_strings(map(type, x.values() if p[2] is dict else x)):
+                    continue  # strings: their own encoding (the check made in C)
+                if x is None:
+                    r = _OMIT
+                elif base is not None and (type(x) is dict or type(x) is list) and base.get(k) is x:
+                    continue  # encoded already (and not ours to convert in place)
+                elif not x:
+                    if type(x) is not p[2]:
+                        raise _bad(x, p[3])
+                    r = _OMIT
+                else:
+                    p[1](x)  # converts in place (or raises)
+                    continue
+            elif code in (_IP_STRUCT_VALUE, _IP_STRUCT_POINTER):
+                if type(x) is dict:
+                    if not x and p[2]:
+                        continue  # {}: no field to convert, none absent to add
+                    b = base.get(k) if base is not None else None
+                    if b is x:
+                        continue  # encoded already (and not ours to convert in place)
+                    _conv_struct_inplace(x, p[1], b if type(b) is dict else None)
+                    continue
+                if type(x) is list and base is not None and base.get(k) is x:
+                    continue  # (as every shared value: kept as it is)
+                if x is not None:
+                    raise _bad(x, p[1].name or "struct")
+                r = _zero_struct(p[1]) if code == _IP_STRUCT_VALUE else _OMIT
+            elif code == _IP_STRING_OMITEMPTY:
                 if type(x) is str:
                     if x:
                         continue
@@ -1077,43 +1122,28 @@ def _conv_struct_inplace(v: dict[str, Any], t: GoType, base: dict[str, Any] | No
                     r = p[3](x)
                     if r is x:
                         continue
-            elif code == _IP_KEEP:
-                if x is not None or not p[1]:
-                    continue
-                r = _OMIT
             elif code == _IP_TIME:
                 if x is None:
                     if not p[2]:
                         continue  # (null: the zero time, written null)
                     r = _OMIT
                 else:
-                    r = _conv_time(x, p[1])
+                    if type(x) is not str:
+                        raise _bad(x, "metav1.Time")
+                    try:
+                        r = go_time(x, p[1])  # (_conv_time, inline: remembered, so most often one C call)
+                    except ValueError as e:
+                        raise GoDecodeError(str(e)) from e
                     if r == x:
                         continue  # a time as Go writes it
                     if r is None and p[2]:
                         r = _OMIT  # (the zero time, omitzero)
+            elif code == _IP_KEEP:
+                if x is not None or not p[1]:
+                    continue
+                r = _OMIT
             elif base is not None and (type(x) is dict or type(x) is list) and base.get(k) is x:
                 continue  # encoded already (and not ours to convert in place)
-            elif code in (_IP_STRUCT_VALUE, _IP_STRUCT_POINTER):
-                if type(x) is dict:
-                    b = base.get(k) if base is not None else None
-                    _conv_struct_inplace(x, p[1], b if type(b) is dict else None)
-                    continue
-                if x is not None:
-                    raise _bad(x, p[1].name or "struct")
-                r = _zero_struct(p[1]) if code == _IP_STRUCT_VALUE else _OMIT
-            elif code == _IP_CONTAINER_OMITEMPTY:
-                if x is None:
-                    r = _OMIT
-                elif not x:
-                    if type(x) is not p[2]:
-                        raise _bad(x, p[3])
-                    r = _OMIT
-                else:
-                    if p[4] and type(x) is p[2] and _only_strings(map(type, x.values() if p[2] is dict else x)):
-                        continue  # strings: their own encoding (the check made in C)
-                    p[1](x)  # converts in place (or raises)
-                    continue
             else:
                 r = p[1](x)
                 if r is x:

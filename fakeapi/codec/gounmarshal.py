@@ -55,12 +55,114 @@ def unmarshal_error(doc: Any, t: GoType, *, sorted_keys: bool = False, base: Any
     ``base``: a document that decodes without error (a stored object) whose values ``doc`` shares
     (a patch's result): a value that is ``base``'s own at the same place is not walked again.
     """
+    if (_fits_struct(doc, t, base if type(base) is dict else _NO_BASE) if t.kind == "struct" and type(doc) is dict
+            and doc is not base else _fits_value(doc, t, base)):
+        return None  # (the common case: no decoder, no paths kept for a message there is none of)
     d = _Decoder(sorted_keys)
     try:
         d.value(doc, t, "", (), base)
     except _Abort as e:
         return str(e)
     return d.saved
+
+
+def _fits_value(v: Any, t: GoType, base: Any) -> bool:
+    """Does ``v`` decode into ``t`` without error? The walk of :meth:`_Decoder.value` with no error
+    kept, no field path and no key order (an error is reported in some order; none is in every one).
+
+    True only where the decoder saves no error and raises none; False sends the caller to the
+    decoder for its message (so a False it would not need costs time, never an answer).
+    """
+    if v is None or v is base:
+        return True
+    k = t.kind
+    tv = type(v)
+    if k == "struct":
+        return tv is dict and _fits_struct(v, t, base if type(base) is dict else _NO_BASE)
+    if k == "map":
+        if tv is not dict:
+            return False
+        elem = t.elem
+        if elem is None or elem.kind == "any" or (elem is STRING and _only_strings(map(type, v.values()))):
+            return True
+        bd = base if type(base) is dict else _NO_BASE
+        for key, sub in v.items():  # noqa: SIM110 (a loop, not all(): no generator on the write path)
+            if not _fits_value(sub, elem, bd.get(key)):
+                return False
+        return True
+    if k == "slice":
+        if tv is not list:
+            return False
+        elem = t.elem
+        if elem is None or elem.kind == "any" or (elem is STRING and _only_strings(map(type, v))):
+            return True
+        for sub in v:  # noqa: SIM110 (as above)
+            if not _fits_value(sub, elem, None):
+                return False
+        return True
+    if k == "string":
+        return tv is str and (t.name != "[]byte" or base64_error(v) is None)
+    if k == "int":
+        return tv is int and _fits(v, t.name)
+    if k == "float":
+        return tv is int or tv is float
+    if k == "bool":
+        return tv is bool
+    if k == "time":
+        return tv is str and _time_error(v, t.micro) is None
+    if k == "quantity":
+        return quantity_error(v) is None
+    if k == "intorstring":
+        return tv is str or (tv is int and _fits(v, "int32"))
+    return True  # (any, union: nothing the decoder checks)
+
+
+def _fits_struct(v: dict[str, Any], t: GoType, bd: dict[str, Any]) -> bool:
+    """:func:`_fits_value` of a JSON object into a struct (the decoder's field plan, inline)."""
+    plan = t._dec
+    if plan is None:
+        plan = _decode_plan(t)
+    for key, sub in v.items():
+        p = plan.get(key)
+        if p is None:
+            continue
+        ts = type(sub)
+        if ts is p[0] or sub is None:
+            continue
+        if ts is dict:
+            if ts is p[1] and _only_strings(map(type, sub.values())):
+                continue  # a map[string]string
+            b = bd.get(key)
+            if sub is b:
+                continue
+            st = p[3]
+            if st.kind == "struct":
+                if sub and not _fits_struct(sub, st, b if type(b) is dict else _NO_BASE):
+                    return False  # ({} fits every struct)
+            elif not _fits_value(sub, st, b):
+                return False
+        elif ts is list:
+            if ts is p[1] and _only_strings(map(type, sub)):
+                continue
+            es = p[4]
+            if es is not None:  # a slice of structs: the decoder walks its elements without a base
+                if bd.get(key) is sub:
+                    continue
+                for x in sub:
+                    if x is not None and not (type(x) is dict and _fits_struct(x, es, _NO_BASE)):
+                        return False
+                continue
+            if not _fits_value(sub, p[3], bd.get(key)):
+                return False
+        elif ts is int and p[2] is not None:
+            if not p[2][0] <= sub <= p[2][1]:
+                return False
+        elif ts is str and p[5] is not None:
+            if _time_error(sub, p[5]) is not None:
+                return False
+        elif not _fits_value(sub, p[3], bd.get(key)):
+            return False
+    return True
 
 
 class _Decoder:

@@ -397,12 +397,12 @@ class CaseRun:
             try:
                 self._fill_owner_uids(obj, path)
                 status = obj.get("status")
-                created = self.api.create(obj, keep_creation_timestamp=True)
+                # (the stored snapshot itself, read-only: an update body is made of it only when needed)
+                created = self.api.create(obj, keep_creation_timestamp=True, shared=True)
                 k = self.reader.kind(str(obj.get("kind")), obj.get("apiVersion"))
                 if status is not None and k is not None and k.status_subresource \
                         and created.get("status") != status:
-                    created["status"] = fast_copy(status)
-                    self.api.update(created, subresource="status")
+                    self.api.update({**created, "status": fast_copy(status)}, subresource="status")
             except ApiError as e:
                 hint = kind_hint(self.api, str(original.get("kind") or ""), original.get("apiVersion")) \
                     if e.code == 404 else ""

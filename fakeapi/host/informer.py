@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from fakeapi.machinery import errors
 from fakeapi.registry.kinds import Kind
 from fakeapi.server.faults import ControllerCrash, FaultRule
+from fakeapi.server.watch import Event
 
 Obj = dict[str, Any]
 Key = tuple[str, str]
@@ -115,7 +116,10 @@ class Informer:
                 self.start()
             except (errors.ApiError, ControllerCrash):
                 return 0
-        events = self.watch.poll(copy=False)
+        w = self.watch
+        events = w.poll_log()  # (the log's entries as they are: most watches filter nothing)
+        if events is None:
+            events = [Event(0, e.type, "", e.object, None) for e in w.poll(copy=False)]
         if not events:
             return 0
         namespaced = self.kind.namespaced
@@ -123,7 +127,7 @@ class Informer:
         n = 0
         for ev in events:
             etype = ev.type
-            obj = ev.object
+            obj = ev.obj
             if etype == "ADDED" or etype == "MODIFIED":
                 meta = obj["metadata"]
                 key = (meta.get("namespace", "") if namespaced else "", meta["name"])

@@ -50,6 +50,7 @@ from typing import Any
 from fakeapi.machinery import errors
 from fakeapi.machinery.jsonutil import fast_copy
 from fakeapi.server.clock import Clock
+from fakeapi.server.watch import Event
 
 Obj = dict[str, Any]
 Key = tuple[str, str]
@@ -156,11 +157,16 @@ class Kubelet:
             self._watch = api.watch("Pod", resource_version=listing["metadata"]["resourceVersion"],
                                     actor=self.name)
         self._rv = api.resource_version
-        for ev in self._watch.poll(copy=False):
-            if ev.type == "ADDED" or ev.type == "MODIFIED":
-                self._saw(ev.object)
-            elif ev.type == "DELETED":
-                meta = ev.object["metadata"]
+        w = self._watch
+        events = w.poll_log()  # (the log's own entries: the watch filters nothing)
+        if events is None:
+            events = [Event(0, e.type, "", e.object, None) for e in w.poll(copy=False)]
+        for ev in events:
+            etype = ev.type
+            if etype == "ADDED" or etype == "MODIFIED":
+                self._saw(ev.obj)
+            elif etype == "DELETED":
+                meta = ev.obj["metadata"]
                 key = (meta.get("namespace", ""), meta["name"])
                 self._pods.pop(key, None)
                 self._seen.pop(key, None)
@@ -169,7 +175,7 @@ class Kubelet:
                 self._started.discard(meta.get("uid", ""))
                 for log_key in [k for k in self.logs if k[:2] == key]:
                     del self.logs[log_key]
-            elif ev.type == "ERROR":
+            elif etype == "ERROR":
                 self._watch = None  # list again next time
                 self._rv = -1
 

@@ -376,18 +376,24 @@ def check_patched(result: Any, base: Any, patch_chars: int) -> None:
                     continue  # (what _scan would find fine: an ASCII key to an ASCII string, an int, a bool, null)
                 else:
                     slack = MANAGED_FIELDS_SLACK if k == "managedFields" and depth == 1 else 0
-                    problem, _ = _scan({k: item}, MAX_DEPTH - depth + slack)
-                    if problem is not None:
-                        raise errors.bad_request(str(problem))
+                    _check_part({k: item}, MAX_DEPTH - depth + slack)
         elif v is not b:
-            problem, _ = _scan(v, MAX_DEPTH - depth)
-            if problem is not None:
-                raise errors.bad_request(str(problem))
+            _check_part(v, MAX_DEPTH - depth)
     if patch_chars >= SMALL_BODY and encoded_size(result) > MAX_OBJECT_BYTES:
         raise errors.internal(OBJECT_TOO_LARGE)
 
 
 _MISSING: Any = object()
+
+
+def _check_part(value: Any, max_depth: int) -> None:
+    """The walk's 400 for a part of a patched object that is not the stored object's; a part
+    :func:`_plain_size` settles (most: a list of conditions, a changed status) is not walked."""
+    if _plain_size(value, max_depth) is not None:
+        return
+    problem, _ = _scan(value, max_depth)
+    if problem is not None:
+        raise errors.bad_request(str(problem))
 
 
 def check_merge_patched(result: Any, patch_chars: int) -> None:

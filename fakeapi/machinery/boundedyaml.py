@@ -232,10 +232,21 @@ def compose_all(text: str | bytes, loader: type, max_depth: int = MAX_DEPTH) -> 
         anchors = check_depth(text, loader, max_depth)
     except yaml.reader.ReaderError as e:
         raise marked_reader_error(text, e) from None
+    aliased = _may_alias(text)
     for node in yaml.compose_all(text, Loader=loader):
-        if node is not None:
+        if node is not None and aliased:
             check_expansion(node, max_depth, anchors)
         yield node
+
+
+def _may_alias(text: str | bytes) -> bool:
+    """Whether ``text`` may hold an alias (an alias token starts with ``*``; a UTF-16 ``*`` holds its byte too).
+
+    Without one, the node graph is a tree that :func:`check_depth` has bounded already: every node is
+    decoded once, and a collection's depth in it is its nesting in the events, so
+    :func:`check_expansion` could find nothing and is skipped (issue 22: a sixth of loading a fixture file).
+    """
+    return (b"*" in text) if isinstance(text, bytes) else ("*" in text)
 
 
 def load_all(text: str | bytes, loader: type = JSONCompatibleLoader, max_depth: int = MAX_DEPTH) -> list[Any]:
@@ -253,5 +264,6 @@ def load(text: str | bytes, loader: type = JSONCompatibleLoader, max_depth: int 
     node = yaml.compose(text, Loader=loader)
     if node is None:
         return None
-    check_expansion(node, max_depth, anchors)
+    if _may_alias(text):
+        check_expansion(node, max_depth, anchors)
     return loader("").construct_document(node)

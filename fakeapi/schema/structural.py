@@ -93,12 +93,13 @@ def _walk_meta(meta: dict[str, Any], path: str, pruned: list[str], base: Any) ->
             del meta[k]
 
 
-def metadata_could_prune(meta: dict[str, Any], base: dict[str, Any] | None) -> bool:
+def metadata_could_prune(meta: dict[str, Any], base: dict[str, Any] | None, keys: list[str] | None = None) -> bool:
     """Could pruning ``meta`` change anything? False settles it without a walk: every key is an
     ObjectMeta field, and every map or list (not ``base``'s, pruned when stored) has a shape its
-    schema cannot prune (:func:`_meta_shapes`)."""
+    schema cannot prune (:func:`_meta_shapes`). ``keys``: the only keys of ``meta`` that may not hold
+    ``base``'s own values (the others are stored fields, pruned when stored)."""
     shapes = _meta_shapes()
-    for k, v in meta.items():
+    for k, v in meta.items() if keys is None else ((k, meta[k]) for k in keys):
         shape = shapes.get(k, _UNKNOWN)
         if shape is _UNKNOWN:
             return True

@@ -20,8 +20,8 @@ import random
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fakeapi.codec.snapshots import SnapshotGuard
 from fakeapi.codec.snapshots import enabled as _snapshot_check_enabled
@@ -57,6 +57,22 @@ else:  # (imported on first use: a server that never writes a CRD never compiles
     crdsnapshot = lazy_module(__name__, "fakeapi.registry.apiextensions.crdsnapshot")
 
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+class StoredTemplate(NamedTuple):
+    """What a create stored, for later servers to store again (a default Namespace; as a CRD's ``CRDTemplate``)."""
+
+    obj: dict[str, Any]
+    warnings: tuple[str, ...]
+    #: The create's one managedFields entry (``fieldmanager.ManagerEntry``), or None (managedFields off).
+    managed: Any = None
+
+
+#: What the creates of :data:`DEFAULT_NAMESPACES` stored in the process's first server, by managedFields
+#: setting (see :meth:`APIServer._create_default_namespaces`; the objects are stored snapshots: never mutated).
+_NAMESPACE_TEMPLATES: dict[bool, tuple[StoredTemplate, ...]] = {}
+#: The managedFields settings whose templates were checked to be as Go encodes them.
+_NAMESPACE_TEMPLATES_CHECKED: set[bool] = set()
 
 
 class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
@@ -105,6 +121,7 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         self.snapshot_guard: SnapshotGuard | None = SnapshotGuard() if _snapshot_check_enabled() else None
         #: Whether :attr:`decoded` checks what it hands out (the snapshot guard is on now; made on first use).
         self._decode_check = self.snapshot_guard is not None
+        self._decoded: DecodeCache | None = None  # (see decoded)
         for k in builtin_kinds():
             self.kinds.register(k)
         #: Mutating admission plugins a served cluster adds (``fakeapi.registry.core.admission``): each is
@@ -113,8 +130,48 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         #: The garbage collector and namespace controller (fakeapi.controllers), or None.
         self.gc: hooks.Collector | None = hooks.garbage_collector(self) if garbage_collector else None
         if default_namespaces:
-            for ns in DEFAULT_NAMESPACES:
-                self.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}, actor="system")
+            self._create_default_namespaces()
+
+    # --- the default Namespaces, from a per-process template (issue 22, h23corpus) -------------
+
+    def _create_default_namespaces(self) -> None:
+        """Create :data:`DEFAULT_NAMESPACES` as ``system``, as :meth:`create` does, at a fraction of its cost.
+
+        The first server of the process (per managedFields setting) makes the creates and keeps what
+        they stored (:data:`_NAMESPACE_TEMPLATES`); later servers store the same objects through the
+        create's request frame (trace, events, garbage collector), as :meth:`install_crd` stores a
+        CRD: their own uid from their own generator, their own times and resourceVersions, in the
+        same order. tests/test_default_namespaces.py builds servers both ways and compares them.
+        """
+        kind = self.kinds.require("Namespace", "v1")
+        mf = self.managed_fields
+        templates = _NAMESPACE_TEMPLATES.get(mf)
+        if templates is None:
+            made: list[StoredTemplate] = []
+            for ns in DEFAULT_NAMESPACES:  # (what create() does, without the answer nothing reads, as from a template)
+                body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}
+                self._run("create", kind, "", ns, "", "system",
+                          partial(self._create, kind, body, None, "Warn", False, False, respond=False, manager="system"))
+                made.append(self._namespace_template(kind, ns))
+            mine = tuple(made)
+            if _NAMESPACE_TEMPLATES.setdefault(mf, mine) is mine and self.snapshot_guard is not None:
+                _NAMESPACE_TEMPLATES_CHECKED.add(mf)  # (this server's guard checked the creates' Go form)
+            return
+        if self.snapshot_guard is not None and mf not in _NAMESPACE_TEMPLATES_CHECKED:
+            for tmpl in templates:  # (made by a server without the guard: the copies skip the check, so check once)
+                SnapshotGuard().stored(kind.plural, tmpl.obj["metadata"]["name"], tmpl.obj, kind.go_type)
+            _NAMESPACE_TEMPLATES_CHECKED.add(mf)
+        for tmpl in templates:
+            self._run("create", kind, "", tmpl.obj["metadata"]["name"], "", "system",
+                      partial(self._create_from_template, kind, tmpl, "system"))
+
+    def _namespace_template(self, kind: Kind, name: str) -> StoredTemplate:
+        """What the create of Namespace ``name`` stored here, as a template."""
+        entry = self._table(kind).get("", name)
+        assert entry is not None and (entry.managed is not None or not self.managed_fields)
+        managed = next(iter(entry.managed.values())) if entry.managed else None
+        assert managed is None or managed.key == ("system", fieldmanager.UPDATE, kind.api_version, "")
+        return StoredTemplate(entry.obj, tuple(self.last_warnings), managed)
 
     # ------------------------------------------------------------------ basics
 
@@ -209,8 +266,9 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
             only = None  # (not the create's own entry: each install records its own, as register_crd does)
         return snapshot.keep(self.managed_fields, crdsnapshot.CRDTemplate(entry.obj, tuple(scratch.last_warnings), only))
 
-    def _create_from_template(self, kind: Kind, tmpl: CRDTemplate) -> Outcome:
-        """The create :meth:`_create` makes of a CRD manifest, from what it stored once before."""
+    def _create_from_template(self, kind: Kind, tmpl: CRDTemplate | StoredTemplate, manager: str = "user") -> Outcome:
+        """The create :meth:`_create` makes of a CRD manifest (or a default Namespace, by ``manager``),
+        from what it stored once before."""
         src = tmpl.obj
         # (the same keys in the same places: those _create sets anew go where it puts them)
         meta = {k: v for k, v in src["metadata"].items() if k != "managedFields" and k != "resourceVersion"}
@@ -224,23 +282,27 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
             entry = tmpl.managed.with_fields(tmpl.managed.fields, time=self.clock.timestamp())
             self._set_managed(meta, {entry.key: entry}, None)
         else:
-            self._record_managed(kind, obj, None, None, "user", "")
+            self._record_managed(kind, obj, None, None, manager, "")
         w = Write(kind, self._table(kind), obj, go_checked=True)
         kind.strategy.before_commit_create(self, obj)
         rv = self._commit(w)
         return Outcome({}, 201, rv, True, meta["name"])
 
-    @cached_property  # (writable: the value is stored in the instance, which later reads find first)
+    @property
     def decoded(self) -> DecodeCache:  # type: ignore[override]
         """Decoded (Go client) forms of stored snapshots, shared by clients and informer caches.
 
-        Made on first use (then a plain attribute of the server): a server no client reads never
-        imports the Go decoder (issue 22). Made under the server's lock, so that two threads reading
-        it first share one cache (``cached_property`` takes no lock of its own from Python 3.12)."""
-        with self._lock:
-            cache: DecodeCache | None = self.__dict__.get("decoded")
-            if cache is None:
-                cache = self.__dict__["decoded"] = godecode.DecodeCache(check=self._decode_check)
+        Made on first use: a server no client reads never imports the Go decoder (issue 22). Made
+        under the server's lock, so that two threads reading it first share one cache. (A property
+        over an attribute set in ``__init__``, not a ``cached_property``: an attribute added to the
+        instance after ``__init__`` changes its dict's layout, and every attribute read of the server
+        then misses CPython's specialised lookup: about 6 M instructions per ARC lifecycle.)"""
+        cache = self._decoded
+        if cache is None:
+            with self._lock:
+                cache = self._decoded
+                if cache is None:
+                    cache = self._decoded = godecode.DecodeCache(check=self._decode_check)
         return cache
 
     def check_snapshots(self) -> None:

@@ -32,17 +32,19 @@ _META_STRINGS = ("name", "generateName", "namespace", "uid", "resourceVersion", 
 _NO_BASE: dict[str, Any] = {}
 
 
-def check_meta_types(kind: Kind, meta: dict[str, Any], base: dict[str, Any] | None = None) -> None:
+def check_meta_types(kind: Kind, meta: dict[str, Any], base: dict[str, Any] | None = None,
+                     keys: list[str] | None = None) -> None:
     """Reject metadata a Go decoder could not unmarshal into ObjectMeta (400); drop its nulls and empties.
 
     ``base``: stored metadata whose maps and lists ``meta`` may share (checked when stored).
     One pass over the keys settles the common case (every value of its Go type); anything
     else goes through :func:`_check_meta_types_in_order`, which raises the first error in
-    the order the Go decoder reports them.
+    the order the Go decoder reports them. ``keys``: the only keys whose values may need it
+    (the others hold ``base``'s own values, neither null nor empty: checked when stored).
     """
     b = base if base is not None else _NO_BASE
     nulls = empties = False
-    for k, v in meta.items():
+    for k, v in meta.items() if keys is None else ((k, meta[k]) for k in keys):
         if v is None:
             nulls = True
             continue

@@ -38,6 +38,7 @@ from fakeapi.machinery.metavalidation import (
 from fakeapi.machinery.typedfields import Memo, root_type
 from fakeapi.registry.core.serviceindex import AllocationIndex
 from fakeapi.registry.kinds import Kind, KindRegistry
+from fakeapi.schema.structural import metadata_could_prune
 from fakeapi.server import hooks, txn  # (txn: request atomicity, issue 24)
 from fakeapi.server.clock import Clock
 from fakeapi.server.decoding import check_go_meta, check_meta_types
@@ -51,6 +52,10 @@ if TYPE_CHECKING:  # (only a type: the server imports the Go decoder on first us
     from fakeapi.codec.godecode import DecodeCache
 
 GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_ALPHABET_LEN = len(GENERATE_ALPHABET)
+_ALPHABET_BITS = _ALPHABET_LEN.bit_length()
+#: How ``Random.choice`` draws an index from a generator whose ``getrandbits`` is its own (``Pipeline._generate_name``).
+_RANDBELOW = random.Random._randbelow_with_getrandbits  # type: ignore[attr-defined]
 
 #: Annotations used inside APIServer, whose ``list`` method shadows the builtin there.
 Objects = list[dict[str, Any]]
@@ -177,8 +182,9 @@ class Pipeline:
                 err.__cause__ = e
                 self._record(verb, kind, namespace, name, subresource, actor, patch_type, 500, "", 0, False)
                 raise err from e
-            self._record(verb, kind, namespace, out.name or name, subresource, actor, patch_type, out.code,
-                         "", out.rv, out.wrote)
+            rv = out.rv  # (_record, inline: every request)
+            self.trace.record_call(self.clock._now, actor, verb, kind.kind, namespace or "", out.name or name,
+                                   subresource, patch_type, out.code, "", str(rv) if rv else "", out.wrote)
             self._local.code = out.code
             if rule is not None and rule.crash == "after":
                 raise ControllerCrash(actor, "after", f"{verb} {kind.kind} {out.name or name}")
@@ -205,7 +211,15 @@ class Pipeline:
         notes = sp.journal.notes
         i = 0
         while i < len(notes):
-            self._deliver(*notes[i])
+            etype, kind, obj, old = notes[i]
+            # (_deliver, inline: every write)
+            gc = self.gc
+            if gc is not None:
+                gc.on_event(etype, kind, obj, old)
+            for fn in self._listeners:
+                fn(etype, kind, obj, old)
+            if self._cond._waiters:  # type: ignore[attr-defined]  # (threads blocked in a watch: most runs have none)
+                self._cond.notify_all()
             i += 1
         notes.clear()
 
@@ -337,6 +351,8 @@ class Pipeline:
         stored_meta = base is not None and fused and obj.get("metadata") is base.get("metadata")
         meta: Any
         bmeta: Any = None
+        #: The metadata keys whose values are not the stored metadata's own (None: every key may be new).
+        changed: list[str] | None = None
         if stored_meta:
             meta = dict(obj["metadata"])  # its values stay shared with the stored metadata (replaced, never changed)
         elif fused:
@@ -346,9 +362,19 @@ class Pipeline:
             if meta is None:
                 meta = {}
             elif type(meta) is dict and type(bmeta) is dict:
-                # a patch that changed some metadata: the maps and lists it left as stored stay shared
-                meta = {k: v if type(v) in _PLAIN_SCALARS or v is bmeta.get(k) else cp(v)
-                        for k, v in meta.items() if k != "managedFields"}
+                # a patch that changed some metadata: the maps and lists it left as stored stay shared, and
+                # the values it left as stored (typed, pruned and checked when stored) are not checked again
+                src = meta
+                meta, changed = {}, []
+                for k, v in src.items():
+                    if k == "managedFields":
+                        continue
+                    tv = type(v)
+                    if v is bmeta.get(k, _ABSENT) and v is not None and (v or (tv is not dict and tv is not list)):
+                        meta[k] = v
+                    else:
+                        changed.append(k)  # (and a null or an empty map or list: the decoder drops those)
+                        meta[k] = v if tv in _PLAIN_SCALARS else cp(v)
             elif type(meta) is dict and "managedFields" in meta:  # (read by the field manager, never stored)
                 meta = cp({k: v for k, v in meta.items() if k != "managedFields"})
             else:
@@ -369,15 +395,16 @@ class Pipeline:
                 f"json: cannot unmarshal {_json_type(meta)} into Go struct field {kind.kind}.metadata of type v1.ObjectMeta")
         if not stored_meta:
             if not go_meta:
-                check_meta_types(kind, meta, bmeta if type(bmeta) is dict else None)
+                check_meta_types(kind, meta, bmeta if type(bmeta) is dict else None, changed)
             meta.pop("managedFields", None)
             meta.pop("selfLink", None)
             if go_meta and self.snapshot_guard is not None:
                 check_go_meta(kind, meta)
         warnings: list[str]
         if fused:
-            obj, warnings = kind.compiled.prepare_copy(obj, meta, base=base,
-                                                       prune_metadata=not stored_meta and not go_meta)
+            prune_meta = not stored_meta and not go_meta and (
+                changed is None or metadata_could_prune(meta, bmeta, [k for k in changed if k in meta]))
+            obj, warnings = kind.compiled.prepare_copy(obj, meta, base=base, prune_metadata=prune_meta)
         else:
             warnings = kind.compiled.prepare(obj) if kind.compiled is not None else []
         if warnings:
@@ -453,14 +480,15 @@ class Pipeline:
             assert w.old is not None
             gone = w.old.obj
             last = {**gone, "metadata": {**gone["metadata"], "resourceVersion": str(rv)}}
+            log = self._log(kind)
             if sp is not None:  # (fakeapi.server.txn: how to undo this commit)
-                txn.record_put(sp, self.store, table, w.old.key, w.old, self._forgetter(kind, w.old))
-                txn.record_append(sp, self._log(kind))
+                txn.record_commit(sp, self.store, table, w.old.key, w.old, log, self._forget_decoded, w.old.namespace,
+                                  w.old.name)
             self.store.remove(table, w.old.key)
             self.decoded.forget(kind.group, kind.plural, w.old.namespace, w.old.name)
             if self.snapshot_guard is not None:
                 self.snapshot_guard.stored(kind.plural, w.old.key, None)
-            self._log(kind).append(Event(rv, DELETED, w.old.namespace, last, w.old.obj))
+            log.append(Event(rv, DELETED, w.old.namespace, last, w.old.obj))
             self._notify(DELETED, kind, last, w.old.obj)
             return rv
         assert w.obj is not None
@@ -476,24 +504,24 @@ class Pipeline:
         elif w.old is not None and w.old.managed is not None and meta.get("managedFields") is w.old.obj["metadata"].get(
                 "managedFields"):
             entry.managed = w.old.managed  # (a write that left them as they were: a binding, a deletion's start)
+        log = self._log(kind)
         if sp is not None:  # (fakeapi.server.txn: how to undo this commit)
-            txn.record_put(sp, self.store, table, entry.key, table.entries.get(entry.key),
-                           self._forgetter(kind, entry))
-            txn.record_append(sp, self._log(kind))
+            txn.record_commit(sp, self.store, table, entry.key, table.entries.get(entry.key), log,
+                              self._forget_decoded, entry.namespace, entry.name)
         old = self.store.put(table, entry)
         if self.snapshot_guard is not None:
             self.snapshot_guard.stored(kind.plural, entry.key, obj,
                                        kind.go_type if kind.stored_go_encoded and not w.go_checked else None)
         etype = MODIFIED if old is not None else ADDED
-        self._log(kind).append(Event(rv, etype, entry.namespace, obj, old.obj if old is not None else None))
+        log.append(Event(rv, etype, entry.namespace, obj, old.obj if old is not None else None))
         self._notify(etype, kind, obj, old.obj if old is not None else None)
         for fn in w.extra:
             fn()
         return rv
 
-    def _forgetter(self, kind: Kind, e: Entry) -> Callable[[], None]:
-        """Drop the decoded form of ``e``'s object (for an undone commit)."""
-        return lambda: self.decoded.forget(kind.group, kind.plural, e.namespace, e.name)
+    def _forget_decoded(self, group: str, plural: str, namespace: str, name: str) -> None:
+        """Drop the decoded form of an object (an undone commit's; the decode cache is made on first use)."""
+        self.decoded.forget(group, plural, namespace, name)
 
     def _notify(self, etype: str, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         sp = self._tx
@@ -530,7 +558,19 @@ class Pipeline:
         return _uuid4_text(self._rng.getrandbits(128))
 
     def _generate_name(self, base: str) -> str:
-        return base[:58] + "".join(self._rng.choice(GENERATE_ALPHABET) for _ in range(5))
+        """``base`` (cut to 58 characters) and 5 random characters of :data:`GENERATE_ALPHABET`."""
+        rng = self._rng
+        if getattr(rng._randbelow, "__func__", None) is not _RANDBELOW:  # type: ignore[attr-defined]
+            return base[:58] + "".join(rng.choice(GENERATE_ALPHABET) for _ in range(5))
+        # (rng.choice five times, inline: the draws of Random._randbelow_with_getrandbits)
+        bits = rng.getrandbits
+        out = base[:58]
+        for _ in range(5):
+            r = bits(_ALPHABET_BITS)
+            while r >= _ALPHABET_LEN:
+                r = bits(_ALPHABET_BITS)
+            out += GENERATE_ALPHABET[r]
+        return out
 
     def _matcher(self, kind: Kind, label_selector: Any, field_selector: Any) -> tuple[
             Callable[[dict[str, Any]], bool] | None, list[tuple[str, frozenset[str]]]]:

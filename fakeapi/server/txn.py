@@ -152,26 +152,16 @@ def save_registry(sp: Savepoint | None, kinds: KindRegistry, store: Store) -> No
         sp = sp.parent
 
 
-def record_put(sp: Savepoint, store: Store, table: Table, key: str, prior: Entry | None,
-               forget: Callable[[], None]) -> None:
-    """A commit stored (or removed) the entry at ``key``; ``prior`` is what was there (None: nothing)."""
-    if prior is None:
-        def undo() -> None:
-            store.remove(table, key)
-            forget()
-    else:
-        def undo() -> None:
-            store.put(table, prior)
-            forget()
-    sp.journal.undo.append(undo)
-
-
-def record_append(sp: Savepoint, log: EventLog) -> None:
-    """A commit is about to append an event to ``log``: remember its state (and its events when it will trim)."""
+def record_commit(sp: Savepoint, store: Store, table: Table, key: str, prior: Entry | None, log: EventLog,
+                  forget: Callable[[str, str, str, str], None], namespace: str, name: str) -> None:
+    """A commit is about to store (or remove) the entry at ``key`` (``prior``: what is there, None: nothing)
+    and append an event to ``log``: one undo step puts back the log (its events too when the append will
+    trim), then the entry, then drops the object's decoded form (``forget(group, plural, namespace, name)``)."""
     n, offset, trimmed = len(log.events), log.offset, log.trimmed_rv
     # (EventLog.append trims once the excess passes history // 4 + 16: keep the events it may drop)
     trims = n + 1 - log.history > log.history // 4 + 16
     kept = list(log.events) if trims else None
+    group, plural = table.group, table.plural
 
     def undo() -> None:
         if kept is not None:
@@ -179,6 +169,11 @@ def record_append(sp: Savepoint, log: EventLog) -> None:
         else:
             del log.events[n:]
         log.offset, log.trimmed_rv = offset, trimmed
+        if prior is None:
+            store.remove(table, key)
+        else:
+            store.put(table, prior)
+        forget(group, plural, namespace, name)
 
     sp.journal.undo.append(undo)
 

@@ -26,6 +26,8 @@ from fakeapi.registry.apps.validation import PodSpecCauses, pod_template_causes
 from fakeapi.registry.batch.cronschedule import known_zone, schedule_error
 
 _NEGATIVE = "must be greater than or equal to 0"
+#: The Job spec's counts that may not be negative.
+_JOB_COUNTS = ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished")
 _IMMUTABLE = "field is immutable"
 
 
@@ -35,9 +37,9 @@ def job_causes(obj: dict[str, Any], pod_spec_causes: PodSpecCauses) -> list[Caus
     if not isinstance(spec, dict):
         return []
     causes: list[Cause] = []
-    for name in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished"):
+    for name in _JOB_COUNTS:
         v = spec.get(name)
-        if isinstance(v, int) and not isinstance(v, bool) and v < 0:
+        if type(v) is int and v < 0:  # (JSON integers: bools are not counts)
             causes.append(invalid(f"spec.{name}", v, _NEGATIVE))
     selector = spec.get("selector")
     raw_template = spec.get("template")
@@ -143,9 +145,9 @@ def _job_template_causes(template: Any, pod_spec_causes: PodSpecCauses) -> list[
         return []
     path = "spec.jobTemplate.spec"
     causes: list[Cause] = []
-    for name in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished"):
+    for name in _JOB_COUNTS:
         v = spec.get(name)
-        if isinstance(v, int) and not isinstance(v, bool) and v < 0:
+        if type(v) is int and v < 0:  # (JSON integers: bools are not counts)
             causes.append(invalid(f"{path}.{name}", v, _NEGATIVE))
     if spec.get("selector") is not None:
         causes.append(invalid(f"{path}.selector", label_selector_string(spec.get("selector")),

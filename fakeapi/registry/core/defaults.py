@@ -117,11 +117,18 @@ def _pod_status(obj: JSONDict, spec: JSONDict) -> None:
 
 
 def list_at(parent: JSONDict, key: str) -> list[JSONDict]:
-    """The dicts of the list ``parent[key]`` (the defaults' walk into a slice of structs)."""
+    """The dicts of the list ``parent[key]`` (the defaults' walk into a slice of structs), to read:
+    the list itself when it holds nothing else."""
     v = parent.get(key)
     if type(v) is not list:
         return []
+    if _only_dicts(map(type, v)):
+        return v  # (every item a dict, the common case: the list itself, which the defaults only read)
     return [x for x in v if type(x) is dict]
+
+
+#: Are all these types ``dict``? Called on ``map(type, items)``: a check made in C.
+_only_dicts = frozenset({dict}).issuperset
 
 
 def service_account_alias(spec: JSONDict) -> None:
