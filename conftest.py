@@ -13,7 +13,8 @@ rewritten test modules, in a cache folder outside the checkout instead
 it every pytest process, each xdist worker included, compiled every module and rewrote every test
 module's asserts again, about 4 s of CPU per process. Python checks a cached file against its
 source's size and time as always, so an edit is compiled again; nothing is written to the checkout,
-and the processes that tests start keep the environment they are given.
+and the processes that tests start keep the environment they are given (tests that start many
+interpreters give them this folder too: ``with_bytecode_cache`` in tests/support.py).
 
 The project's own run checks, in every server it makes, that stored snapshots are
 never mutated (``FAKEAPI_CHECK_SNAPSHOTS``, see fakeapi/codec/snapshots.py): the write path
@@ -63,3 +64,16 @@ def pytest_runtest_teardown(item: object) -> None:
         bad = dict(fieldpath.EMPTY)
         fieldpath.EMPTY.clear()
         raise AssertionError(f"{item}: the shared empty field set was changed to {bad}")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Collect once, then leave what is alive out of the collector (:func:`gc.freeze`) for the rest of the
+    process. pytest ends a session by collecting five times over (so that ``__del__`` errors surface as
+    warnings), which in a worker that ran a share of this suite walked its whole heap five times, a
+    second of CPU or more; now the first of those walks is this one, which runs while pytest still
+    catches ``__del__`` errors, and the other five walk only what was made after it."""
+    import gc
+
+    gc.collect()
+    gc.freeze()

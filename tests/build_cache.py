@@ -9,8 +9,10 @@ builds again: a cached build never stands in for sources it was not built from.
 
 The folder is ``$FAKEAPI_BUILD_CACHE`` or ``<user cache dir>/fakeapi/compiled``. The checks of
 the compiled build are several tests, which ``pytest -n auto`` spreads over its workers; each
-asks for the build, and a file lock (:data:`LOCK` in the cache folder) makes the first one
-build while the others wait for it and then take its result: a key is built once. The build
+asks for the build, and a file lock of that key (:func:`lock_file`, in the cache folder) makes the
+first one build while the others wait for it and then take its result: a key is built once. The
+lock is the key's, not the folder's: a run whose build is cached does not wait while another
+checkout on the same machine builds other sources. The build
 itself happens in a temporary folder and is renamed into place, which is atomic, so a build
 that dies leaves no half-written entry (and a process that does not take the lock, say an
 older checkout, cannot make one either: the first complete rename wins).
@@ -30,7 +32,7 @@ from importlib.machinery import EXTENSION_SUFFIXES
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 #: The packages whose sources a build reads (mypyc follows the imports of what it compiles).
 PACKAGES = ("fakeapi",)
@@ -42,8 +44,8 @@ KEEP = 8
 IDLE = 3600
 #: Written last into a cached build: a folder without it is not a build.
 MANIFEST = "MANIFEST"
-#: The lock file in the cache folder, held by one build at a time.
-LOCK = "build.lock"
+#: How a key's lock file in the cache folder is named (``<key>.lock``), held while that key is built.
+LOCK_SUFFIX = ".lock"
 
 
 def cache_root() -> Path:
@@ -74,6 +76,11 @@ def build_key(root: Path, **env: str) -> str:
     return h.hexdigest()[:32]
 
 
+def lock_file(root: Path, key: str) -> Path:
+    """The lock file of ``key`` in the cache folder ``root``: whoever holds it builds that key."""
+    return root / f"{key}{LOCK_SUFFIX}"
+
+
 def _extensions(tree: Path) -> list[Path]:
     """The extension modules a build left in the packages of ``tree`` (relative paths)."""
     out = []
@@ -86,17 +93,21 @@ def _extensions(tree: Path) -> list[Path]:
 
 def _prune(root: Path, keep: Path) -> None:
     """Remove all but the newest :data:`KEEP` complete builds (never ``keep``, nor one used in the
-    last :data:`IDLE` seconds), and leftovers of builds that died (temporary folders a day old)."""
+    last :data:`IDLE` seconds, nor one whose lock another process holds: it is being used now), and
+    leftovers of builds that died (temporary folders a day old). The lock files stay (they are
+    empty, and removing one that a process is about to take would let two hold it)."""
     now = (keep / MANIFEST).stat().st_mtime
     builds = sorted((p for p in root.iterdir() if (p / MANIFEST).is_file()),
                     key=lambda p: (p / MANIFEST).stat().st_mtime, reverse=True)
     for old in builds[KEEP:]:
-        try:
-            idle = now - (old / MANIFEST).stat().st_mtime
-        except OSError:
+        if old == keep:
             continue
-        if old != keep and idle > IDLE:
-            shutil.rmtree(old, ignore_errors=True)
+        try:
+            with FileLock(lock_file(root, old.name), timeout=0):
+                if now - (old / MANIFEST).stat().st_mtime > IDLE:  # (read again, under its lock)
+                    shutil.rmtree(old, ignore_errors=True)
+        except (Timeout, OSError):
+            continue
     for tmp in root.glob("tmp-*"):
         try:
             if tmp.stat().st_mtime < now - 86400:
@@ -116,8 +127,9 @@ def compiled_build(source: Path, build: Callable[[Path], subprocess.CompletedPro
     """
     root = cache_root()
     root.mkdir(parents=True, exist_ok=True)
-    final = root / build_key(source, **env)
-    with FileLock(root / LOCK):  # (one build at a time: a test that waited here then finds it cached)
+    key = build_key(source, **env)
+    final = root / key
+    with FileLock(lock_file(root, key)):  # (one build of a key at a time: who waited here then finds it cached)
         if (final / MANIFEST).is_file():
             os.utime(final / MANIFEST)  # (in use: the newest, kept by pruning)
             return final, False
@@ -127,7 +139,7 @@ def compiled_build(source: Path, build: Callable[[Path], subprocess.CompletedPro
 def _build(root: Path, final: Path, source: Path,
            build: Callable[[Path], subprocess.CompletedProcess[str]]) -> Path:
     """Build a copy of ``source`` in a temporary folder of ``root`` and rename its extensions to
-    ``final`` (the caller holds the lock)."""
+    ``final`` (the caller holds its key's lock)."""
     tmp = Path(tempfile.mkdtemp(prefix="tmp-", dir=root))
     try:
         tree = tmp / "tree"

@@ -9,8 +9,10 @@ CRD ``widgets.example.com`` (kind ``Widget``, version ``v1``) whose schema has
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -218,3 +220,17 @@ def assert_rejected(api: APIServer, fn: Callable[[], Any], code: int, reason: st
 def field_causes(err: ApiError) -> list[tuple[str, str]]:
     """An Invalid error's causes as (field, message) pairs, in order: what a table of cases compares."""
     return [(c.get("field", ""), c["message"]) for c in err.status["details"]["causes"]]
+
+
+#: The bytecode cache folder of this repository's conftest.py (read once, at import: pytester moves HOME).
+PYCACHE = str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fakeapi" / "pycache")
+
+
+def with_bytecode_cache(env: dict[str, str]) -> dict[str, str]:
+    """``env`` for a child interpreter that keeps its bytecode in :data:`PYCACHE`, the cache folder this
+    repository's conftest.py uses, outside the checkout, instead of none: a test that starts
+    interpreters (a doc's shell block, an inner ``pytest -n 2``) would otherwise compile all of
+    fakeapi, and the site packages it imports, in each. What the child runs and sees is the same."""
+    out = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    out["PYTHONPYCACHEPREFIX"] = PYCACHE
+    return out

@@ -10,6 +10,7 @@ a 400, server-side apply of mistyped template labels is a 4xx.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from datetime import datetime
@@ -23,7 +24,7 @@ from fakeapi.harness import loader
 from fakeapi.machinery import bodycheck, boundedyaml
 from fakeapi.machinery.errors import ApiError
 from fakeapi.server.apiserver import APIServer
-from tests.support import WIDGET_AV, assert_rejected, make_api
+from tests.support import WIDGET_AV, assert_rejected, make_api, with_bytecode_cache
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -281,7 +282,7 @@ def test_fakeapi_run_on_a_deeply_nested_fixture_reports_it_and_does_not_crash(tm
     f = tmp_path / "deep.yaml"
     f.write_text(CASE + "x: " + "{a: " * 600 + "\n")
     out = subprocess.run([sys.executable, "-m", "fakeapi.cli", "run", str(f)], cwd=ROOT, capture_output=True,
-                         text=True, timeout=300)
+                         text=True, timeout=300, env=with_bytecode_cache(dict(os.environ)))
     assert out.returncode == 1, out.stdout + out.stderr
     assert "Traceback" not in out.stdout + out.stderr
     assert f"{f}:4:" in out.stdout and "exceeded max depth" in out.stdout

@@ -8,7 +8,7 @@ from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import pytest
-from build_cache import LOCK, MANIFEST, build_key, compiled_build, install_build
+from build_cache import LOCK_SUFFIX, MANIFEST, build_key, compiled_build, install_build, lock_file
 from filelock import FileLock, Timeout
 
 SUFFIX = EXTENSION_SUFFIXES[0]
@@ -70,8 +70,8 @@ def test_installed_extensions_are_newer_than_their_sources(tmp_path: Path) -> No
 
 
 def _entries(cache_dir: Path) -> list[str]:
-    """The cache folder's entries but its lock file."""
-    return sorted(p.name for p in cache_dir.iterdir() if p.name != LOCK)
+    """The cache folder's entries but its lock files."""
+    return sorted(p.name for p in cache_dir.iterdir() if not p.name.endswith(LOCK_SUFFIX))
 
 
 def test_a_build_someone_else_finished_first_is_used(tmp_path: Path, cache_dir: Path) -> None:
@@ -95,13 +95,13 @@ def test_a_build_someone_else_finished_first_is_used(tmp_path: Path, cache_dir: 
 
 def test_a_build_holds_the_lock_so_workers_asking_at_once_build_once(tmp_path: Path, cache_dir: Path) -> None:
     """Tests on several workers ask for the same build at once: while one builds it holds the
-    cache's lock, which the others wait for; then they find the build cached."""
+    key's lock, which the others wait for; then they find the build cached."""
     calls: list[Path] = []
     held: list[bool] = []
 
     def build(tree: Path) -> subprocess.CompletedProcess[str]:
         try:  # (another worker, meanwhile, cannot take the lock)
-            FileLock(cache_dir / LOCK, timeout=0).acquire()
+            FileLock(lock_file(cache_dir, build_key(tree)), timeout=0).acquire()
             held.append(False)
         except Timeout:
             held.append(True)
@@ -110,6 +110,28 @@ def test_a_build_holds_the_lock_so_workers_asking_at_once_build_once(tmp_path: P
     first, built = compiled_build(_tree(tmp_path / "a"), build)
     again, built_again = compiled_build(_tree(tmp_path / "b"), build)
     assert held == [True] and len(calls) == 1 and built and not built_again and first == again
+
+
+def test_pruning_keeps_the_newest_and_any_build_whose_lock_is_held(tmp_path: Path, cache_dir: Path) -> None:
+    """Old builds beyond KEEP go, but not one another process holds the lock of (it is reading it now)."""
+    import os
+
+    from build_cache import IDLE, KEEP
+
+    cache_dir.mkdir()
+    old = []
+    for i in range(KEEP + 2):
+        d = cache_dir / f"{i:032x}"
+        d.mkdir()
+        (d / MANIFEST).write_text("")
+        os.utime(d / MANIFEST, (1000.0 + i, 1000.0 + i))
+        old.append(d.name)
+    held = FileLock(lock_file(cache_dir, old[0]), timeout=0)
+    with held:
+        final, built = compiled_build(_tree(tmp_path / "a"), _fake_build([]))
+    assert built and (final / MANIFEST).stat().st_mtime - 1000.0 > IDLE
+    # the newest KEEP stay (the new build and KEEP - 1 old ones); of the rest only the held one is left
+    assert _entries(cache_dir) == sorted([final.name, old[0], *old[-(KEEP - 1):]])
 
 
 def test_a_failed_build_says_why_and_caches_nothing(tmp_path: Path, cache_dir: Path) -> None:

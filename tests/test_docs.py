@@ -38,6 +38,7 @@ from typing import Any
 
 import pytest
 import yaml
+from support import with_bytecode_cache
 
 from fakeapi.harness import load_text, plan_variants, render_failure, run_case
 from fakeapi.harness.formatschema import ASSERTIONS, CORE_OPERATIONS, MARKERS, build_schema
@@ -171,14 +172,15 @@ def _sh_env(bindir: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(bindir), env.get("PATH", "")])
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.pop("PYTEST_ADDOPTS", None)
     env.pop("PYTEST_XDIST_WORKER", None)
     if not any(ep.value == "fakeapi.harness.plugin" for ep in entry_points(group="pytest11")):
         env["PYTEST_PLUGINS"] = "fakeapi.harness.plugin"
     if not any(ep.name == "arc" for ep in entry_points(group="fakeapi.bundles")):
         env["FAKEAPI_PLUGINS"] = "reconcilers.bundle"
-    return env
+    # (bytecode in the cache folder outside the checkout and the scratch copy, not none: each block
+    # starts several interpreters)
+    return with_bytecode_cache(env)
 
 
 @pytest.mark.parametrize("block", [b for b in ALL if b.info.startswith("sh")], ids=lambda b: b.id)

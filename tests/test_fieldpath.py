@@ -54,6 +54,52 @@ def test_union(a: FieldSet, b: FieldSet, expected: FieldSet) -> None:
 
 # ------------------------------------------------------------- difference
 
+COVERS: list[tuple[str, FieldSet, FieldSet, bool]] = [
+    ("a-leaf-it-holds", {"f:a": {}, "f:b": {}}, {"f:a": {}}, True),
+    ("a-path-down-a-chain", {"f:m": {"f:l": {".": {}, "f:i": {}, "f:j": {}}}}, {"f:m": {"f:l": {"f:i": {}}}}, True),
+    ("a-missing-leaf", {"f:m": {"f:l": {"f:i": {}}}}, {"f:m": {"f:l": {"f:k": {}}}}, False),
+    ("a-member-it-only-leads-to", {"f:a": {"f:b": {}}}, {"f:a": {}}, False),
+    ("a-member-with-children", {"f:a": {".": {}, "f:b": {}}}, {"f:a": {}}, True),
+    ("children-of-a-leaf", {"f:a": {}}, {"f:a": {"f:b": {}}}, False),
+    ("several-paths", {"f:a": {}, "f:b": {"f:c": {}}}, {"f:a": {}, "f:b": {"f:c": {}}}, True),
+    ("several-paths-one-missing", {"f:a": {}, "f:b": {"f:c": {}}}, {"f:a": {}, "f:b": {"f:d": {}}}, False),
+    ("the-empty-set", {"f:a": {}}, {}, True),
+]
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [c[1:] for c in COVERS], ids=[c[0] for c in COVERS])
+def test_covers(a: FieldSet, b: FieldSet, expected: bool) -> None:
+    """``covers``: every path of ``b`` is in ``a``, exactly when ``union(a, b)`` gives ``a`` itself back."""
+    assert fp.covers(a, b) is expected
+    assert (fp.union(a, b) is a) is expected
+
+
+def test_covers_agrees_with_union_on_generated_sets() -> None:
+    """Over sets generated from a fixed seed (members, members with children, paths that only lead
+    to members), ``covers(a, b)`` is ``union(a, b) is a`` and holds for ``a`` against any part of it."""
+    import random
+
+    rng = random.Random(7)
+
+    def gen(depth: int) -> FieldSet:
+        out: FieldSet = {}
+        for name in rng.sample("abcd", rng.randint(1, 3)):
+            if depth == 0 or rng.random() < 0.4:
+                out["f:" + name] = {}
+            else:
+                kids = gen(depth - 1)
+                out["f:" + name] = {".": {}, **kids} if rng.random() < 0.5 else kids
+        return fp.canonical(out)
+
+    held = 0
+    for _ in range(400):
+        a, b = gen(3), gen(3)
+        assert fp.covers(a, b) is (fp.union(a, b) is a)
+        held += fp.covers(a, b)
+        assert fp.covers(fp.union(a, b), b) and fp.covers(a, fp.intersection(a, b))
+    assert 0 < held < 400  # (both answers met)
+
+
 DIFFERENCE: list[tuple[str, FieldSet, FieldSet, FieldSet]] = [
     ("removing-a-member-keeps-what-is-under-it",
      {"f:a": {".": {}, "f:b": {}}}, {"f:a": {}}, {"f:a": {"f:b": {}}}),

@@ -7,6 +7,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
+from support import with_bytecode_cache
 
 from fakeapi.harness.plugin import glob_to_regex
 
@@ -181,6 +182,11 @@ def test_robustness_variants_are_items_and_all_run(project: pytest.Pytester) -> 
 def test_parallel_under_xdist(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     (project.path / "cases" / "robust.yaml").write_text(ROBUST)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    # (three interpreters, the controller and two workers: bytecode cached outside the checkout, not none)
+    for name, value in with_bytecode_cache(dict(os.environ)).items():
+        if os.environ.get(name) != value:
+            monkeypatch.setenv(name, value)
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     result = project.runpytest_subprocess(*PLUGIN, *QUIET, "-n", "2")
     result.assert_outcomes(passed=4, failed=1)
 

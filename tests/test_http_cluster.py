@@ -26,6 +26,7 @@ import pytest
 import yaml
 from kubernetes import client, config
 from kubernetes.client import ApiException
+from support import with_bytecode_cache
 
 from fakeapi.host.cluster import ServedCluster
 from fakeapi.http import Endpoint, serve
@@ -396,8 +397,8 @@ def test_a_deleted_pod_reports_its_stop_before_it_goes(served: tuple[APIServer, 
 
 def test_fakeapi_serve_tls_runs_a_cluster(tmp_path: Path) -> None:
     kubeconfig = tmp_path / "kubeconfig"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parents[1]),
-                                                                   os.environ.get("PYTHONPATH")]))}
+    env = with_bytecode_cache({**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH")]))})
     proc = subprocess.Popen([sys.executable, "-m", "fakeapi.cli", "serve", "--tls", "--port", "0",
                              "--kubeconfig", str(kubeconfig)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)

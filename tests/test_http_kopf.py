@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import widget_crd
+from support import widget_crd, with_bytecode_cache
 
 from fakeapi.http import serve
 from fakeapi.server.apiserver import APIServer
@@ -94,7 +94,7 @@ def test_a_kopf_operator_runs_against_the_served_cluster(tmp_path: Path) -> None
                                                                                   "namespace": "default"}})
     (tmp_path / "operator.py").write_text(OPERATOR)
     with serve(api, cluster=True, tls=True, wall_clock=True) as ep:
-        env = {**os.environ, "KUBECONFIG": ep.kubeconfig_path}
+        env = with_bytecode_cache({**os.environ, "KUBECONFIG": ep.kubeconfig_path})
         proc = subprocess.Popen([sys.executable, "-m", "kopf", "run", "--namespace=default", "--peering=default",
                                  "--verbose", str(tmp_path / "operator.py")],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)

@@ -485,9 +485,17 @@ def test_watch_resumes_from_a_resource_version(core: Any) -> None:
     assert seen == [("MODIFIED", "1"), ("MODIFIED", "2")]
 
 
-def test_watch_ends_at_timeout_seconds(core: Any) -> None:
-    core.create_namespaced_config_map(NS, cm("a"))
-    events = list(watch.Watch().stream(core.list_namespaced_config_map, NS, timeout_seconds=1))
+def test_watch_ends_at_timeout_seconds() -> None:
+    """(A server whose seconds of ``timeoutSeconds`` last 0.2 s: the stream ends, and the client's loop with it.)"""
+    with serve(APIServer(), timeout_scale=0.2) as ep:
+        c = config.new_client_from_config(config_file=ep.kubeconfig_path)
+        try:
+            core = client.CoreV1Api(c)
+            core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=NS)))
+            core.create_namespaced_config_map(NS, cm("a"))
+            events = list(watch.Watch().stream(core.list_namespaced_config_map, NS, timeout_seconds=1))
+        finally:
+            c.close()
     assert [e["type"] for e in events] == ["ADDED"]
 
 

@@ -9,12 +9,14 @@ bounded by socket timeouts, never by sleeps.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support import with_bytecode_cache
 
 from fakeapi.http.server import Endpoint
 from fakeapi.machinery.bodycheck import MAX_REQUEST_BYTES
@@ -391,7 +393,8 @@ def test_fakeapi_serve_with_a_token_writes_it_to_the_kubeconfig_and_requires_it(
     root = Path(__file__).resolve().parent.parent
     kubeconfig = tmp_path / "kubeconfig"
     proc = subprocess.Popen([sys.executable, "-m", "fakeapi.serve_cmd", "--token", "t0ken", "--kubeconfig",
-                             str(kubeconfig)], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             str(kubeconfig)], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=with_bytecode_cache(dict(os.environ)))
     try:
         assert proc.stdout is not None
         first = proc.stdout.readline()  # "fakeapi: serving http://127.0.0.1:PORT"

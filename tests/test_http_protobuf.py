@@ -26,12 +26,22 @@ PB = pb.MEDIA_TYPE
 KUBECTL = shutil.which("kubectl")
 
 
-@pytest.fixture
-def served() -> Iterator[tuple[APIServer, Endpoint]]:
+def _served(**options: float) -> Iterator[tuple[APIServer, Endpoint]]:
     api = APIServer()
-    with serve(api, cluster=True) as ep:
+    with serve(api, cluster=True, **options) as ep:
         assert ep.cluster is not None and ep.cluster.wait_idle(WAIT)
         yield api, ep
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[APIServer, Endpoint]]:
+    yield from _served()
+
+
+@pytest.fixture
+def served_short() -> Iterator[tuple[APIServer, Endpoint]]:
+    """:func:`served`, where a watch's ``timeoutSeconds=1`` ends it after 0.2 s (a test reading a watch to its end)."""
+    yield from _served(timeout_scale=0.2)
 
 
 def request(ep: Endpoint, method: str, path: str, body: bytes | None = None, *,
@@ -119,8 +129,8 @@ def test_delete_options_in_protobuf(served: tuple[APIServer, Endpoint]) -> None:
     assert api.list("ConfigMap", "default")["items"][0]["metadata"]["name"] == "kube-root-ca.crt"
 
 
-def test_a_watch_in_protobuf_is_length_framed(served: tuple[APIServer, Endpoint]) -> None:
-    api, ep = served
+def test_a_watch_in_protobuf_is_length_framed(served_short: tuple[APIServer, Endpoint]) -> None:
+    api, ep = served_short
     api.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"},
                 "data": {"k": "v"}})
     code, ctype, out = request(ep, "GET", "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0"

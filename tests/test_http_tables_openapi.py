@@ -22,17 +22,27 @@ TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;
 KUBECTL = shutil.which("kubectl")
 
 
-@pytest.fixture
-def served() -> Iterator[tuple[APIServer, Endpoint]]:
+def _served(**options: float) -> Iterator[tuple[APIServer, Endpoint]]:
     api = APIServer()
     crd = widget_crd()
     crd["spec"]["versions"][0]["additionalPrinterColumns"] = [
         {"name": "Mode", "type": "string", "jsonPath": ".spec.mode", "description": "the mode"},
         {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas", "priority": 1}]
     api.register_crd(crd)
-    with serve(api, cluster=True) as ep:
+    with serve(api, cluster=True, **options) as ep:
         assert ep.cluster is not None and ep.cluster.wait_idle(WAIT)
         yield api, ep
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[APIServer, Endpoint]]:
+    yield from _served()
+
+
+@pytest.fixture
+def served_short() -> Iterator[tuple[APIServer, Endpoint]]:
+    """:func:`served`, where a watch's ``timeoutSeconds=1`` ends it after 0.2 s (a test reading a watch to its end)."""
+    yield from _served(timeout_scale=0.2)
 
 
 def get(ep: Endpoint, path: str, accept: str = "application/json") -> tuple[int, Any]:
@@ -132,8 +142,8 @@ def test_workload_and_service_columns(served: tuple[APIServer, Endpoint]) -> Non
     assert nodes["rows"][0]["cells"][:2] == ["fakeapi-node", "Ready"]
 
 
-def test_a_watch_sends_tables(served: tuple[APIServer, Endpoint]) -> None:
-    api, ep = served
+def test_a_watch_sends_tables(served_short: tuple[APIServer, Endpoint]) -> None:
+    api, ep = served_short
     api.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": "default"}})
     api.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b", "namespace": "default"}})
     conn = http.client.HTTPConnection(ep.host, ep.port, timeout=WAIT)

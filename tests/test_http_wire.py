@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 import yaml
-from support import widget_crd
+from support import widget_crd, with_bytecode_cache
 
 from fakeapi.http import Endpoint, RestAPI, serve
 from fakeapi.http.discovery import version_priority
@@ -35,14 +35,28 @@ from fakeapi.server.apiserver import APIServer
 NS = "ns"
 
 
-@pytest.fixture
-def served() -> Iterator[tuple[APIServer, Endpoint]]:
-    """A server with namespace ``ns`` and the Widget CRD, served on a free port."""
+#: Wall seconds per second of ``timeoutSeconds`` for the tests that read a watch to its end (``served_short``).
+SHORT = 0.2
+
+
+def _served(**options: float) -> Iterator[tuple[APIServer, Endpoint]]:
     api = APIServer()
     api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
     api.register_crd(widget_crd())
-    with serve(api) as ep:
+    with serve(api, **options) as ep:
         yield api, ep
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[APIServer, Endpoint]]:
+    """A server with namespace ``ns`` and the Widget CRD, served on a free port."""
+    yield from _served()
+
+
+@pytest.fixture
+def served_short() -> Iterator[tuple[APIServer, Endpoint]]:
+    """:func:`served`, where a watch's ``timeoutSeconds=1`` ends it after :data:`SHORT` seconds."""
+    yield from _served(timeout_scale=SHORT)
 
 
 def connect(ep: Endpoint, timeout: float = 10.0) -> http.client.HTTPConnection:
@@ -352,8 +366,9 @@ def read_events(resp: http.client.HTTPResponse, n: int | None = None) -> list[di
     return events
 
 
-def test_watch_is_a_chunked_json_stream_ending_at_timeout_with_a_bookmark(served: tuple[APIServer, Endpoint]) -> None:
-    api, ep = served
+def test_watch_is_a_chunked_json_stream_ending_at_timeout_with_a_bookmark(
+        served_short: tuple[APIServer, Endpoint]) -> None:
+    api, ep = served_short
     api.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": NS}})
     conn = connect(ep)
     conn.request("GET", f"{CM_PATH}?watch=true&timeoutSeconds=1&allowWatchBookmarks=true")
@@ -447,8 +462,8 @@ def test_expired_watch_is_an_error_event_in_a_200_stream() -> None:
         conn.close()
 
 
-def test_legacy_watch_path_watches_one_object(served: tuple[APIServer, Endpoint]) -> None:
-    api, ep = served
+def test_legacy_watch_path_watches_one_object(served_short: tuple[APIServer, Endpoint]) -> None:
+    api, ep = served_short
     for name in ("a", "b"):
         api.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": NS}})
     conn = connect(ep)
@@ -534,6 +549,23 @@ def test_rest_api_without_sockets() -> None:
     out.watch.close()
 
 
+def test_timeout_scale_shortens_timeout_seconds_only() -> None:
+    """``timeout_scale`` is the wall length of one of ``timeoutSeconds``' seconds; a watch without them keeps
+    ``watch_timeout``; a scale that is not a positive number is refused when the server is made."""
+    rest = RestAPI(APIServer(), watch_timeout=30.0, timeout_scale=0.25)
+    watch = {"watch": ["1"]}
+    out = rest.handle(Request("GET", "/api/v1/namespaces/default/configmaps", {**watch, "timeoutSeconds": ["3"]}))
+    assert isinstance(out, WatchResponse) and out.timeout == 0.75
+    out.watch.close()
+    out = rest.handle(Request("GET", "/api/v1/namespaces/default/configmaps", watch))
+    assert isinstance(out, WatchResponse) and out.timeout == 30.0
+    out.watch.close()
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="timeout_scale must be a positive number"), serve(APIServer(),
+                                                                                               timeout_scale=bad):
+            pass
+
+
 # ------------------------------------------------------------------------ CLI
 
 
@@ -547,8 +579,8 @@ def test_serve_command_loads_manifests_and_serves(tmp_path: Path) -> None:
     (tmp_path / "objects.yaml").write_text(yaml.safe_dump_all(objects))
     (tmp_path / "crd.yaml").write_text(yaml.safe_dump(crd))
     kubeconfig = tmp_path / "kubeconfig"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parents[1]),
-                                                                   os.environ.get("PYTHONPATH")]))}
+    env = with_bytecode_cache({**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH")]))})
     proc = subprocess.Popen(
         [sys.executable, "-m", "fakeapi.cli", "serve", "--port", "0", "--kubeconfig", str(kubeconfig),
          str(tmp_path / "objects.yaml"), str(tmp_path / "crd.yaml")],

@@ -189,6 +189,42 @@ def test_noop_update_touches_nothing() -> None:
     assert api.get("Pod", "p", NS) == pod
 
 
+def test_rewriting_owned_fields_moves_only_the_time() -> None:
+    """A writer changing again only fields its entry owns (the usual controller write) keeps every
+    entry as it was; its own time moves with the clock, and nothing else does."""
+    api = APIServer()
+    api.create(pod_body(run="p", tier="web"), actor="kubectl-run")
+    api.patch("Pod", "p", {"metadata": {"labels": {"tier": "db"}}}, namespace=NS, actor="relabeler")
+    first = api.patch("Pod", "p", {"metadata": {"labels": {"tier": "cache"}}}, namespace=NS, actor="relabeler")
+    assert fields(first, "relabeler") == {"f:metadata": {"f:labels": {"f:tier": {}}}}
+    again = api.patch("Pod", "p", {"metadata": {"labels": {"tier": "web"}}}, namespace=NS, actor="relabeler")
+    assert again["metadata"]["managedFields"] == first["metadata"]["managedFields"]  # (same time: nothing moves)
+    api.clock.advance("1m")
+    later = api.patch("Pod", "p", {"metadata": {"labels": {"tier": "db"}}}, namespace=NS, actor="relabeler")
+    before, after = entries(again), entries(later)
+    assert after["kubectl-run"] == before["kubectl-run"]
+    assert after["relabeler"] == {**before["relabeler"], "time": api.clock.timestamp()}
+    assert after["relabeler"]["time"] != before["relabeler"]["time"]
+    assert [e["manager"] for e in later["metadata"]["managedFields"]] == [
+        e["manager"] for e in again["metadata"]["managedFields"]]
+
+
+def test_rewriting_a_field_owned_with_another_manager_takes_it_from_them() -> None:
+    """A field two managers own (an applier applied the value an updater had set) leaves the applier
+    when the updater, which owns it already, changes it: the writer's own fields are not enough."""
+    api = APIServer()
+    api.create(pod_body(run="p"), actor="kubectl-run")
+    api.patch("Pod", "p", {"metadata": {"labels": {"tier": "web"}}}, namespace=NS, actor="relabeler")
+    shared = api.patch("Pod", "p", {"apiVersion": "v1", "kind": "Pod",
+                                    "metadata": {"name": "p", "labels": {"tier": "web"}}},
+                       namespace=NS, patch_type="apply", field_manager="applier")
+    assert fields(shared, "applier") == {"f:metadata": {"f:labels": {"f:tier": {}}}}
+    assert fields(shared, "relabeler") == {"f:metadata": {"f:labels": {"f:tier": {}}}}
+    moved = api.patch("Pod", "p", {"metadata": {"labels": {"tier": "db"}}}, namespace=NS, actor="relabeler")
+    assert "applier" not in entries(moved)
+    assert fields(moved, "relabeler") == {"f:metadata": {"f:labels": {"f:tier": {}}}}
+
+
 def test_update_without_managed_fields_keeps_them() -> None:
     """A client that drops ``metadata.managedFields`` from its body does not erase them: the
     stored entries are the starting point."""

@@ -160,11 +160,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     Those objects live for the whole session, and each full collection would walk them again while
     the cases run (issue 22: about a tenth of the corpus's CPU). Garbage made before that is collected
     first; :func:`pytest_sessionfinish` gives the objects back, so the end of the session collects as before.
+    A session run inside another that froze already (pytester's inline runs) leaves the freeze alone: its
+    :func:`gc.unfreeze` would also give back the enclosing session's objects, for the rest of that session.
     """
-    if not any(isinstance(item, FixtureItem) for item in session.items):
-        return
     import gc
 
+    if gc.get_freeze_count() or not any(isinstance(item, FixtureItem) for item in session.items):
+        return
     gc.collect()
     gc.freeze()
     session.stash[_FROZEN] = True

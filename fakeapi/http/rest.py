@@ -217,11 +217,14 @@ class RestAPI:
     """Kubernetes REST semantics for one in-process :class:`~fakeapi.server.apiserver.APIServer`."""
 
     def __init__(self, api: APIServer, *, server_address: str = "127.0.0.1",
-                 watch_timeout: float = DEFAULT_WATCH_TIMEOUT) -> None:
+                 watch_timeout: float = DEFAULT_WATCH_TIMEOUT, timeout_scale: float = 1.0) -> None:
         self.api = api
         #: ``host:port`` reported in ``/api``'s serverAddressByClientCIDRs.
         self.server_address = server_address
         self.watch_timeout = watch_timeout
+        #: Wall seconds per second of a watch's ``timeoutSeconds`` (1.0, as kube-apiserver; a test that
+        #: waits for a watch to end shortens it rather than wait whole seconds).
+        self.timeout_scale = timeout_scale
         #: pods/log, pods/eviction, serviceaccounts/token, scale, CSR approval (:mod:`fakeapi.http.subresources`).
         self.subresources = subresources.KindSubresources(api)
 
@@ -566,7 +569,7 @@ class RestAPI:
                                   columns=first[0])
                 first[0] = False
                 return out
-        return WatchResponse(w, float(timeout) if timeout and timeout > 0 else self.watch_timeout, bookmarks,
+        return WatchResponse(w, timeout * self.timeout_scale if timeout and timeout > 0 else self.watch_timeout, bookmarks,
                              warnings=self.api.last_warnings, convert=convert)
 
     def _create(self, req: Request, route: Route) -> Response:

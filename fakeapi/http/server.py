@@ -388,11 +388,13 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
 
     def __init__(self, api: APIServer, host: str = "127.0.0.1", port: int = 0, *,
                  bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
-                 watch_timeout: float = DEFAULT_WATCH_TIMEOUT, verbose: bool = False,
+                 watch_timeout: float = DEFAULT_WATCH_TIMEOUT, timeout_scale: float = 1.0, verbose: bool = False,
                  token: str | None = None, allowed_hosts: tuple[str, ...] = (),
                  max_workers: int = pool.DEFAULT_MAX_WORKERS, max_connections: int = pool.DEFAULT_MAX_CONNECTIONS,
                  idle_timeout: float = pool.DEFAULT_IDLE_TIMEOUT, read_timeout: float = pool.DEFAULT_READ_TIMEOUT,
                  max_body: int = bodycheck.MAX_REQUEST_BYTES, ssl_context: ssl.SSLContext | None = None) -> None:
+        if not timeout_scale > 0:
+            raise ValueError(f"timeout_scale must be a positive number of seconds, not {timeout_scale!r}")
         if ":" in host:
             self.address_family = socket.AF_INET6
         self.api = api
@@ -423,7 +425,8 @@ class FakeAPIHTTPServer(ThreadingHTTPServer):
         bound_host, bound_port = self.server_address[:2]
         self.host = str(bound_host)
         self.port = int(bound_port)
-        self.rest = RestAPI(api, server_address=f"{self.host}:{self.port}", watch_timeout=watch_timeout)
+        self.rest = RestAPI(api, server_address=f"{self.host}:{self.port}", watch_timeout=watch_timeout,
+                            timeout_scale=timeout_scale)
 
     @property
     def url(self) -> str:
@@ -559,6 +562,7 @@ def serve(
     namespace: str = "default",
     bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL,
     watch_timeout: float = DEFAULT_WATCH_TIMEOUT,
+    timeout_scale: float = 1.0,
     verbose: bool = False,
     tls: bool = False,
     cluster: bool | ServedCluster = False,
@@ -571,7 +575,9 @@ def serve(
     or to a temporary directory removed on exit; its context's namespace is
     ``namespace``. ``bookmark_interval`` spaces the BOOKMARK events of watches
     that allow them; ``watch_timeout`` is the duration of a watch without
-    ``timeoutSeconds``. ``verbose`` logs each request to stderr.
+    ``timeoutSeconds``, and ``timeout_scale`` the wall seconds one of its
+    seconds lasts (1.0; a test waiting for a watch to end shortens it).
+    ``verbose`` logs each request to stderr.
 
     ``tls``: serve HTTPS with a CA and serving certificate made now (:mod:`fakeapi.http.tls`); the
     kubeconfig trusts the CA and carries a client certificate besides the token. ``cluster``: run the
@@ -603,7 +609,8 @@ def serve(
     elif cluster is not False:
         served = cluster
     httpd = FakeAPIHTTPServer(api, host, port, bookmark_interval=bookmark_interval,
-                              watch_timeout=watch_timeout, verbose=verbose, ssl_context=ctx, **limits)
+                              watch_timeout=watch_timeout, timeout_scale=timeout_scale, verbose=verbose,
+                              ssl_context=ctx, **limits)
     tmpdir: str | None = None
     try:
         if kubeconfig_path is None:

@@ -31,7 +31,7 @@ from typing import Any
 
 from fakeapi.machinery import fieldpath as fp
 from fakeapi.machinery.fieldpath import FieldSet
-from fakeapi.machinery.typedfields import Memo, TypeNode, changes
+from fakeapi.machinery.typedfields import Memo, TypeNode, changes, root_type
 
 APPLY, UPDATE = "Apply", "Update"
 
@@ -58,6 +58,9 @@ class ManagerEntry:
     subresource: str = ""
     #: The entry as read from a stored object, reused while ``fields`` is unchanged.
     raw: dict[str, Any] | None = field(default=None, compare=False)
+    #: The last changed paths of a write found all in ``fields`` (fp.covers), kept with the set: the
+    #: next write of the same fields is answered by one comparison at C speed.
+    covered: FieldSet | None = field(default=None, compare=False)
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -67,7 +70,17 @@ class ManagerEntry:
     def with_fields(self, fields: FieldSet, time: str | None = None) -> ManagerEntry:
         """This entry owning ``fields`` instead (at ``time``, when given)."""
         return ManagerEntry(self.manager, self.operation, self.api_version, fields,
-                            self.time if time is None else time, self.subresource)
+                            self.time if time is None else time, self.subresource,
+                            covered=self.covered if fields is self.fields else None)
+
+    def owns(self, changed: FieldSet) -> bool:
+        """Whether ``fields`` holds every path of ``changed`` (:func:`fieldpath.covers`, remembered)."""
+        if self.covered is not None and self.covered == changed:
+            return True
+        if fp.covers(self.fields, changed):
+            self.covered = changed  # (sets are values: never changed once made)
+            return True
+        return False
 
     def describe(self) -> str:
         """``printManager`` of conflict.go (the identifier has no time)."""
@@ -152,6 +165,21 @@ def compare_skip(subresource: str, status_subresource: bool) -> frozenset[str]:
     return _SKIP_MAIN_WRITE if status_subresource else _UNOWNED_ROOT
 
 
+_COMPARE_TYPES: dict[tuple[int, str, bool], tuple[Any, TypeNode]] = {}
+
+
+def compare_type(schema: Any, subresource: str, status_subresource: bool) -> TypeNode:
+    """The root type :func:`record_update` compares a write of ``subresource`` with: the schema's,
+    skipping :func:`compare_skip`'s fields (cached by schema, as :func:`root_type` is)."""
+    key = (id(schema), subresource, status_subresource)
+    hit = _COMPARE_TYPES.get(key)
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    t = root_type(schema, compare_skip(subresource, status_subresource))
+    _COMPARE_TYPES[key] = (schema, t)
+    return t
+
+
 def _strip(s: FieldSet, ignored: FieldSet) -> FieldSet:
     meta = s.get("f:metadata")
     if ("f:apiVersion" in s or "f:kind" in s or (meta is not None and (not meta or fp.MEMBER in meta))
@@ -179,6 +207,18 @@ def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager:
     if not changed and not removed:
         return managed
     my_key = (manager, UPDATE, api_version, subresource)  # (ManagerEntry.key of the writer's entry)
+    prev = managed.get(my_key)
+    if not removed and prev is not None and len(managed) <= MAX_UPDATE_MANAGERS and (
+            prev.covered == changed or prev.owns(changed)):  # (the remembered answer first, without a call)
+        # The usual write (a controller setting its own fields again): it removed nothing and changed
+        # only fields its entry already owns. If no other entry owns any of them, the full computation
+        # below gives every entry its very set back (the difference takes nothing from the others, the
+        # writer's union adds nothing): only the writer's time can change, so no entry is rebuilt.
+        for key, e in managed.items():
+            if not e.fields or (key != my_key and fp.difference(e.fields, changed) is not e.fields):
+                break  # (an empty entry, dropped below; or another owner loses fields)
+        else:
+            return managed if prev.time == now else {**managed, my_key: prev.with_fields(prev.fields, now)}
     out: Managed = {}
     for key, e in managed.items():
         # (the writer's own entry keeps what it changed: (prev - removed - changed) + changed)
@@ -187,7 +227,6 @@ def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager:
             s = fp.difference(s, removed)
         if s:
             out[key] = e if s is e.fields else e.with_fields(s)
-    prev = managed.get(my_key)
     if changed:
         kept = out.get(my_key)
         mine = fp.union(kept.fields if kept is not None else fp.EMPTY, changed)

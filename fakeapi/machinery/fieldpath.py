@@ -80,6 +80,35 @@ def _union_node(va: FieldSet, vb: FieldSet) -> FieldSet:
     return union(va, vb)
 
 
+def covers(a: FieldSet, b: FieldSet) -> bool:
+    """Whether ``a`` holds every path of ``b``: exactly when :func:`union` gives ``a`` itself back,
+    decided without building anything (a write's changed paths against its writer's set)."""
+    while len(b) == 1:  # (the usual ``b``, one path: followed down without a call per level)
+        ((k, vb),) = b.items()
+        va = a.get(k)
+        if va is None:
+            return False
+        if va is vb:
+            return True
+        if not vb:
+            return not va or MEMBER in va
+        if not va:
+            return False
+        a, b = va, vb
+    for k, vb in b.items():
+        va = a.get(k)
+        if va is None:
+            return False
+        if va is vb:
+            continue
+        if not vb:  # (b: k a member only)
+            if va and MEMBER not in va:
+                return False
+        elif not va or not covers(va, vb):  # (a member only in ``a``: b's children are not in it)
+            return False
+    return True
+
+
 def difference(a: FieldSet, b: FieldSet) -> FieldSet:
     """The paths of ``a`` not in ``b`` (a member of ``b`` removes only itself, not what lies under it)."""
     if not a or not b:

@@ -82,10 +82,11 @@ def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: Typ
     ignored = _ignored(subresource, status_subresource)
     config_set = _strip(typedapply.to_field_set(config, t, closed=closed, memo=memo), ignored)  # (in Go's order, kept by _strip)
     merged = typedapply.merge(live, config, t, checked=True, memo=memo)  # (config walked by to_field_set just above)
-    me = ManagerEntry(manager, APPLY, api_version, config_set, None, subresource)
-    last = managed.get(me.key)
-    managers: Managed = {k: e for k, e in managed.items() if k != me.key}
-    managers[me.key] = me if last is None else ManagerEntry(manager, APPLY, api_version, config_set, last.time, subresource)
+    my_key = (manager, APPLY, "", subresource)  # (ManagerEntry.key of an applier: no apiVersion)
+    last = managed.get(my_key)
+    me = ManagerEntry(manager, APPLY, api_version, config_set, None if last is None else last.time, subresource)
+    managers: Managed = {k: e for k, e in managed.items() if k != my_key}
+    managers[my_key] = me
     if last is not None and last.fields and (eager_prune or (last.fields != config_set  # (the usual re-apply)
                                                              and fp.difference(last.fields, config_set))):
         # (a re-apply of the same fields or more prunes nothing: what prune first removes lies under
@@ -97,7 +98,7 @@ def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: Typ
     conflicts: list[tuple[ManagerEntry, tuple[str, ...]]] = []
     out: Managed = {}
     for key, e in managers.items():
-        if key == me.key:
+        if key == my_key:
             out[key] = e
             continue
         c = fp.intersection(e.fields, changed)
@@ -112,9 +113,9 @@ def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: Typ
         raise ApplyConflict(sorted(conflicts, key=lambda ep: (_identifier(ep[0]), ep[1])))
     differs = merged != live
     if differs:
-        out[me.key] = out[me.key].with_fields(out[me.key].fields, now)
-    if not out[me.key].fields:
-        del out[me.key]
+        out[my_key] = me.with_fields(me.fields, now)
+    if not me.fields:
+        del out[my_key]
     return Applied(merged, out, differs)
 
 

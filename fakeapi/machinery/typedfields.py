@@ -327,8 +327,10 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
     removed: FieldSet = {}
     skip = t.skip
     for key, r_val in new.items():
+        if key in skip:
+            continue
         l_val = old.get(key, MISSING)
-        if key in skip or l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
+        if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
             continue
         pe, ct = t.field(key)
         mkey: tuple[int, str, bytes, bytes] | None = None
@@ -338,7 +340,19 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
             before = b"" if l_val is MISSING else _content(l_val)
             if after is not None and before is not None:
                 mkey = (id(t), key, before, after)
-        hit = memo.get(mkey) if mkey is not None else None
+        if mkey is None:  # (no lookup: walked straight into the result)
+            if l_val is MISSING:
+                changed[pe] = _subtree(r_val, ct)
+            elif ct.shape == MAP and not ct.leaf and type(l_val) is dict and l_val and type(r_val) is dict:
+                c0, r0 = _compare_map(l_val, r_val, ct, ((), pe), errors)  # (metadata: _child_changes' last case)
+                if c0:
+                    changed[pe] = c0
+                if r0:
+                    removed[pe] = r0
+            else:
+                _child_changes(pe, l_val, r_val, ct, (), errors, changed, removed)
+            continue
+        hit = memo.get(mkey)
         if hit is None:
             c: FieldSet = {}
             r: FieldSet = {}
@@ -347,16 +361,16 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
             else:
                 _child_changes(pe, l_val, r_val, ct, (), errors, c, r)
             hit = (c.get(pe), r.get(pe))
-            if mkey is not None:
-                memo.put(mkey, hit)
+            memo.put(mkey, hit)
         if hit[0] is not None:
             changed[pe] = hit[0]
         if hit[1] is not None:
             removed[pe] = hit[1]
-    for key, l_val in old.items():
-        if key not in new and key not in skip:
-            pe, ct = t.field(key)
-            removed[pe] = _subtree(l_val, ct)
+    if not old.keys() <= new.keys():  # (a test at C speed: a write rarely drops a top-level field)
+        for key, l_val in old.items():
+            if key not in new and key not in skip:
+                pe, ct = t.field(key)
+                removed[pe] = _subtree(l_val, ct)
     return (_sorted(changed) if len(changed) > 1 else changed), (_sorted(removed) if len(removed) > 1 else removed)
 
 
@@ -434,25 +448,10 @@ def _compare(lv: Any, rv: Any, t: TypeNode, path: Path,
 def _compare_node(lv: Any, rv: Any, t: TypeNode, path: Path,
                   errors: list[tuple[str, str]]) -> tuple[FieldSet, FieldSet]:
     """:func:`_compare` of a node its caller found granular, its type deduced."""
+    if t.shape == MAP:
+        return _compare_map(lv if type(lv) is dict else {}, rv if type(rv) is dict else {}, t, path, errors)
     changed: FieldSet = {}
     removed: FieldSet = {}
-    if t.shape == MAP:
-        lm = lv if type(lv) is dict else {}
-        rm = rv if type(rv) is dict else {}
-        skip = t.skip
-        for key, l_val in lm.items():  # (unchanged children cost no call)
-            r_val = rm.get(key, MISSING)
-            if l_val is r_val or key in skip or (type(l_val) is type(r_val) and l_val == r_val):
-                continue
-            pe, ct = t.field(key)
-            _child_changes(pe, l_val, r_val, ct, path, errors, changed, removed)
-        for key, r_val in rm.items():
-            if key not in lm and key not in skip:
-                pe, ct = t.field(key)
-                changed[pe] = _subtree(r_val, ct)
-        # (field elements sort as their names: Go's order, kept by every set operation)
-        return (_sorted(changed) if len(changed) > 1 else changed,
-                _sorted(removed) if len(removed) > 1 else removed)
     it = t.item()
     if type(lv) is list and type(rv) is list and len(lv) == len(rv):
         # the common case, items in the same places: only the differing pairs are keyed
@@ -477,6 +476,58 @@ def _compare_node(lv: Any, rv: Any, t: TypeNode, path: Path,
         if pe not in li:
             changed[pe] = _subtree(b, it)
     return fp.canonical_level(changed), fp.canonical_level(removed)
+
+
+def _compare_map(lm: dict[str, Any], rm: dict[str, Any], t: TypeNode, path: Path,
+                 errors: list[tuple[str, str]]) -> tuple[FieldSet, FieldSet]:
+    """:func:`_compare_node` of a map node (``lm``, ``rm``: its two sides, ``{}`` for a null)."""
+    changed: FieldSet = {}
+    removed: FieldSet = {}
+    skip = t.skip
+    fields = t._fields
+    if skip:  # (ObjectMeta: most of its keys are the server's; the others are found at C speed)
+        for key in lm.keys() - skip:  # (in any order: the result is sorted below)
+            l_val = lm[key]
+            r_val = rm.get(key, MISSING)
+            if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
+                continue
+            pe, ct = fields.get(key) or t.field(key)
+            if ct.leaf and r_val is not MISSING:
+                changed[pe] = fp.EMPTY  # (a different value: _child_changes' first case, without the call)
+                continue
+            if ct.shape == MAP and type(l_val) is dict and l_val and type(r_val) is dict:
+                c, r = _compare_map(l_val, r_val, ct, (path, pe), errors)  # (_child_changes' last case)
+                if c:
+                    changed[pe] = c
+                if r:
+                    removed[pe] = r
+                continue
+            _child_changes(pe, l_val, r_val, ct, path, errors, changed, removed)
+    else:
+        for key, l_val in lm.items():  # (unchanged children cost no call)
+            r_val = rm.get(key, MISSING)
+            if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
+                continue
+            pe, ct = fields.get(key) or t.field(key)
+            if ct.leaf and r_val is not MISSING:
+                changed[pe] = fp.EMPTY  # (a different value: _child_changes' first case, without the call)
+                continue
+            if ct.shape == MAP and type(l_val) is dict and l_val and type(r_val) is dict:
+                c, r = _compare_map(l_val, r_val, ct, (path, pe), errors)  # (_child_changes' last case)
+                if c:
+                    changed[pe] = c
+                if r:
+                    removed[pe] = r
+                continue
+            _child_changes(pe, l_val, r_val, ct, path, errors, changed, removed)
+    if not rm.keys() <= lm.keys():  # (some key added: a test at C speed, the loop only then)
+        for key, r_val in rm.items():
+            if key not in lm and key not in skip:
+                pe, ct = t.field(key)
+                changed[pe] = _subtree(r_val, ct)
+    # (field elements sort as their names: Go's order, kept by every set operation)
+    return (_sorted(changed) if len(changed) > 1 else changed,
+            _sorted(removed) if len(removed) > 1 else removed)
 
 
 def _sorted(s: FieldSet) -> FieldSet:

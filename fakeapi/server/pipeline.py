@@ -35,7 +35,7 @@ from fakeapi.machinery.metavalidation import (
     validate_object_meta,
     validate_object_meta_update,
 )
-from fakeapi.machinery.typedfields import Memo, root_type
+from fakeapi.machinery.typedfields import Memo
 from fakeapi.registry.core.serviceindex import AllocationIndex
 from fakeapi.registry.kinds import Kind, KindRegistry
 from fakeapi.schema.structural import metadata_could_prune
@@ -633,7 +633,7 @@ class Pipeline:
             managed = self._stored_managed(e)
         base = old if old is not None else self._zero_object(kind)
         after = fieldmanager.record_update(
-            managed, base, new, root_type(kind.schema, fieldmanager.compare_skip(sub, kind.status_subresource)),
+            managed, base, new, fieldmanager.compare_type(kind.schema, sub, kind.status_subresource),
             manager=manager, api_version=kind.api_version, subresource=sub, now=self.clock.timestamp(),
             memo=self._changes_memo)
         if after is managed and from_stored:  # nothing owned changed hands
