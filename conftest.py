@@ -14,7 +14,8 @@ it every pytest process, each xdist worker included, compiled every module and r
 module's asserts again, about 4 s of CPU per process. Python checks a cached file against its
 source's size and time as always, so an edit is compiled again; nothing is written to the checkout,
 and the processes that tests start keep the environment they are given (tests that start many
-interpreters give them this folder too: ``with_bytecode_cache`` in tests/support.py).
+interpreters give them this folder too: ``with_bytecode_cache`` in tests/support.py). At a run's end
+the main process removes from it the bytecode of temporary folders that are gone (tests/pycache_prune.py).
 
 The project's own run checks, in every server it makes, that stored snapshots are
 never mutated (``FAKEAPI_CHECK_SNAPSHOTS``, see fakeapi/codec/snapshots.py): the write path
@@ -32,9 +33,9 @@ import pytest
 
 os.environ.setdefault("FAKEAPI_CHECK_SNAPSHOTS", "1")
 
+_PREFIX = str(Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "fakeapi" / "pycache")
 if sys.dont_write_bytecode and not sys.pycache_prefix:
-    _cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    sys.pycache_prefix = str(Path(_cache) / "fakeapi" / "pycache")
+    sys.pycache_prefix = _PREFIX
     sys.dont_write_bytecode = False
 
 if not any(ep.value == "fakeapi.harness.plugin" for ep in entry_points(group="pytest11")):
@@ -77,3 +78,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
     gc.collect()
     gc.freeze()
+    if sys.pycache_prefix == _PREFIX and not hasattr(session.config, "workerinput"):  # (once, in the main process)
+        import tempfile
+
+        from tests.pycache_prune import prune_stale_bytecode
+
+        prune_stale_bytecode(Path(_PREFIX), Path(tempfile.gettempdir()))  # (the bytecode of deleted temporary folders)
