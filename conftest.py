@@ -6,16 +6,10 @@ under ``fixtures/`` a fixture file. When the package is only on the path (a
 source checkout that was not pip-installed), load the plugin from here so
 ``pytest`` still collects the fixtures.
 
-Where the environment asks for no bytecode beside the sources (``PYTHONDONTWRITEBYTECODE=1`` or
-``python -B``) and names no ``PYTHONPYCACHEPREFIX``, the run keeps its bytecode, and pytest its
-rewritten test modules, in a cache folder outside the checkout instead
-(``<user cache dir>/fakeapi/pycache``, as Python's own ``PYTHONPYCACHEPREFIX`` lays it out): without
-it every pytest process, each xdist worker included, compiled every module and rewrote every test
-module's asserts again, about 4 s of CPU per process. Python checks a cached file against its
-source's size and time as always, so an edit is compiled again; nothing is written to the checkout,
-and the processes that tests start keep the environment they are given (tests that start many
-interpreters give them this folder too: ``with_bytecode_cache`` in tests/support.py). At a run's end
-the main process removes from it the bytecode of temporary folders that are gone (tests/pycache_prune.py).
+Where the environment asks for no bytecode beside the sources, the run keeps its bytecode in a cache
+folder outside the checkout: tests/bytecode_cache.py does that, loaded as the plugin ``-p bytecode_cache``
+(pyproject.toml) before installed plugins import fakeapi; at a run's end the main process removes from
+that folder the bytecode of temporary folders that are gone.
 
 The project's own run checks, in every server it makes, that stored snapshots are
 never mutated (``FAKEAPI_CHECK_SNAPSHOTS``, see fakeapi/codec/snapshots.py): the write path
@@ -32,11 +26,6 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("FAKEAPI_CHECK_SNAPSHOTS", "1")
-
-_PREFIX = str(Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "fakeapi" / "pycache")
-if sys.dont_write_bytecode and not sys.pycache_prefix:
-    sys.pycache_prefix = _PREFIX
-    sys.dont_write_bytecode = False
 
 if not any(ep.value == "fakeapi.harness.plugin" for ep in entry_points(group="pytest11")):
     pytest_plugins = ["fakeapi.harness.plugin"]
@@ -78,9 +67,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
     gc.collect()
     gc.freeze()
-    if sys.pycache_prefix == _PREFIX and not hasattr(session.config, "workerinput"):  # (once, in the main process)
+    from bytecode_cache import PREFIX, prune_stale_bytecode
+
+    if sys.pycache_prefix == PREFIX and not hasattr(session.config, "workerinput"):  # (once, in the main process)
         import tempfile
 
-        from tests.pycache_prune import prune_stale_bytecode
-
-        prune_stale_bytecode(Path(_PREFIX), Path(tempfile.gettempdir()))  # (the bytecode of deleted temporary folders)
+        prune_stale_bytecode(Path(PREFIX), Path(tempfile.gettempdir()))  # (the bytecode of deleted temporary folders)

@@ -9,13 +9,12 @@ CRD ``widgets.example.com`` (kind ``Widget``, version ``v1``) whose schema has
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
+from bytecode_cache import PREFIX
 
 from fakeapi.machinery.errors import ApiError
 from fakeapi.server.apiserver import APIServer
@@ -222,8 +221,8 @@ def field_causes(err: ApiError) -> list[tuple[str, str]]:
     return [(c.get("field", ""), c["message"]) for c in err.status["details"]["causes"]]
 
 
-#: The bytecode cache folder of this repository's conftest.py (read once, at import: pytester moves HOME).
-PYCACHE = str(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fakeapi" / "pycache")
+#: The bytecode cache folder of this repository's test runs (tests/bytecode_cache.py; read once, at its import: pytester moves HOME).
+PYCACHE = PREFIX
 
 
 def with_bytecode_cache(env: dict[str, str]) -> dict[str, str]:

@@ -153,7 +153,8 @@ def test_yaml_blocks_parse_and_cases_pass(block: Block) -> None:
 def _scratch_copy(root: Path) -> Path:
     for name in ("fixtures", "examples"):
         shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
-    for name in ("pyproject.toml", "conftest.py"):
+    for name in ("pyproject.toml", "conftest.py", "tests/bytecode_cache.py"):  # (pyproject's -p bytecode_cache)
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / name, root / name)
     return root
 

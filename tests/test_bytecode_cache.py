@@ -1,10 +1,10 @@
-"""The bytecode cache folder is pruned of folders that are gone (tests/pycache_prune.py)."""
+"""The bytecode cache folder is pruned of folders that are gone (tests/bytecode_cache.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from tests.pycache_prune import prune_stale_bytecode
+from tests.bytecode_cache import prune_stale_bytecode
 
 
 def _mirror(cache: Path, src: Path) -> Path:
