@@ -491,35 +491,13 @@ def _compare_map(lm: dict[str, Any], rm: dict[str, Any], t: TypeNode, path: Path
             r_val = rm.get(key, MISSING)
             if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
                 continue
-            pe, ct = fields.get(key) or t.field(key)
-            if ct.leaf and r_val is not MISSING:
-                changed[pe] = fp.EMPTY  # (a different value: _child_changes' first case, without the call)
-                continue
-            if ct.shape == MAP and type(l_val) is dict and l_val and type(r_val) is dict:
-                c, r = _compare_map(l_val, r_val, ct, (path, pe), errors)  # (_child_changes' last case)
-                if c:
-                    changed[pe] = c
-                if r:
-                    removed[pe] = r
-                continue
-            _child_changes(pe, l_val, r_val, ct, path, errors, changed, removed)
+            _key_changes(key, l_val, r_val, t, fields, path, errors, changed, removed)
     else:
         for key, l_val in lm.items():  # (unchanged children cost no call)
             r_val = rm.get(key, MISSING)
             if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
                 continue
-            pe, ct = fields.get(key) or t.field(key)
-            if ct.leaf and r_val is not MISSING:
-                changed[pe] = fp.EMPTY  # (a different value: _child_changes' first case, without the call)
-                continue
-            if ct.shape == MAP and type(l_val) is dict and l_val and type(r_val) is dict:
-                c, r = _compare_map(l_val, r_val, ct, (path, pe), errors)  # (_child_changes' last case)
-                if c:
-                    changed[pe] = c
-                if r:
-                    removed[pe] = r
-                continue
-            _child_changes(pe, l_val, r_val, ct, path, errors, changed, removed)
+            _key_changes(key, l_val, r_val, t, fields, path, errors, changed, removed)
     if not rm.keys() <= lm.keys():  # (some key added: a test at C speed, the loop only then)
         for key, r_val in rm.items():
             if key not in lm and key not in skip:
@@ -528,6 +506,24 @@ def _compare_map(lm: dict[str, Any], rm: dict[str, Any], t: TypeNode, path: Path
     # (field elements sort as their names: Go's order, kept by every set operation)
     return (_sorted(changed) if len(changed) > 1 else changed,
             _sorted(removed) if len(removed) > 1 else removed)
+
+
+def _key_changes(key: str, l_val: Any, r_val: Any, t: TypeNode, fields: dict[str, tuple[str, TypeNode]], path: Path,
+                 errors: list[tuple[str, str]], changed: FieldSet, removed: FieldSet) -> None:
+    """What differs under map key ``key`` (its two values differ; ``r_val`` may be MISSING), into ``changed``
+    and ``removed``: :func:`_child_changes`, with its first and last cases inline."""
+    pe, ct = fields.get(key) or t.field(key)
+    if ct.leaf and r_val is not MISSING:
+        changed[pe] = fp.EMPTY  # (a different value: _child_changes' first case, without its call)
+        return
+    if ct.shape == MAP and type(l_val) is dict and l_val and type(r_val) is dict:
+        c, r = _compare_map(l_val, r_val, ct, (path, pe), errors)  # (_child_changes' last case)
+        if c:
+            changed[pe] = c
+        if r:
+            removed[pe] = r
+        return
+    _child_changes(pe, l_val, r_val, ct, path, errors, changed, removed)
 
 
 def _sorted(s: FieldSet) -> FieldSet:
