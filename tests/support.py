@@ -233,3 +233,18 @@ def with_bytecode_cache(env: dict[str, str]) -> dict[str, str]:
     out = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
     out["PYTHONPYCACHEPREFIX"] = PYCACHE
     return out
+
+
+def one_value_mutations(doc: Any, stand_ins: tuple[Any, ...]) -> list[Any]:
+    """``doc`` with one value (at any depth, containers included) replaced by each of ``stand_ins``, in turn:
+    the inputs of a test that compares a fast path with its reference on every small change."""
+    out: list[Any] = []
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            out += [{**doc, k: s} for s in stand_ins]
+            out += [{**doc, k: m} for m in one_value_mutations(v, stand_ins)]
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            out += [[*doc[:i], s, *doc[i + 1:]] for s in stand_ins]
+            out += [[*doc[:i], m, *doc[i + 1:]] for m in one_value_mutations(v, stand_ins)]
+    return out

@@ -7,6 +7,7 @@ from typing import Any
 
 import orjson
 import pytest
+from support import one_value_mutations
 
 from fakeapi.codec.gomodel import (
     ANY,
@@ -363,16 +364,7 @@ _INPLACE_STAND_INS: tuple[Any, ...] = (None, "x", "", 1, 0, True, False, 1.0, []
 
 
 def _inplace_mutations(doc: Any) -> list[Any]:
-    out: list[Any] = []
-    if isinstance(doc, dict):
-        for k, v in doc.items():
-            out += [{**doc, k: s} for s in _INPLACE_STAND_INS]
-            out += [{**doc, k: m} for m in _inplace_mutations(v)]
-    elif isinstance(doc, list):
-        for i, v in enumerate(doc):
-            out += [[*doc[:i], s, *doc[i + 1:]] for s in _INPLACE_STAND_INS]
-            out += [[*doc[:i], m, *doc[i + 1:]] for m in _inplace_mutations(v)]
-    return out
+    return one_value_mutations(doc, _INPLACE_STAND_INS)
 
 
 def _outcome(f: Any, *args: Any, **kw: Any) -> tuple[str, Any]:

@@ -10,6 +10,7 @@ import base64
 from typing import Any
 
 import pytest
+from support import one_value_mutations
 
 from fakeapi.codec.fromunstructured import from_unstructured_error, go_sprint
 from fakeapi.codec.gomodel import builtin_go_type, go_type_string
@@ -128,16 +129,7 @@ STAND_INS: tuple[Any, ...] = (None, "x", "", 1, 0, 2**31, 2**63, 1.5, 80.0, True
 
 def _mutations(doc: Any) -> list[Any]:
     """``doc`` with one value (at any depth, containers included) replaced by each stand-in."""
-    out: list[Any] = []
-    if isinstance(doc, dict):
-        for k, v in doc.items():
-            out += [{**doc, k: s} for s in STAND_INS]
-            out += [{**doc, k: m} for m in _mutations(v)]
-    elif isinstance(doc, list):
-        for i, v in enumerate(doc):
-            out += [[*doc[:i], s, *doc[i + 1:]] for s in STAND_INS]
-            out += [[*doc[:i], m, *doc[i + 1:]] for m in _mutations(v)]
-    return out
+    return one_value_mutations(doc, STAND_INS)
 
 
 def _full_decoder(doc: Any, t: Any) -> str | None:
