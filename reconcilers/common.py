@@ -37,8 +37,9 @@ class ClientLike(Protocol):
         """Create an object."""
 
     def patch(self, kind: str, name: str, patch: Any, *, namespace: str | None = None,
-              api_version: str | None = None, patch_type: str = "merge", subresource: str | None = None) -> Obj:
-        """Send a raw patch."""
+              api_version: str | None = None, patch_type: str = "merge", subresource: str | None = None,
+              read_answer: bool = True) -> Obj:
+        """Send a raw patch (``read_answer=False``: the caller drops the answer, which is not decoded)."""
 
     def patch_from(self, original: Obj, modified: Obj, *, optimistic_lock: bool = False,
                    subresource: str | None = None) -> Obj:
@@ -110,11 +111,13 @@ def has_finalizer(obj: Obj, finalizer: str) -> bool:
     return finalizer in ((obj.get("metadata") or EMPTY).get("finalizers") or ())
 
 
-def patch_finalizers(client: ClientLike, obj: Obj, *, add: Iterable[str] = (), remove: Iterable[str] = ()) -> Obj:
+def patch_finalizers(client: ClientLike, obj: Obj, *, add: Iterable[str] = (), remove: Iterable[str] = (),
+                     read_answer: bool = True) -> Obj:
     """Add/remove finalizers with a merge patch (ARC: controllerutil + ``client.MergeFrom``).
 
     The body is the MergeFrom diff: the whole new finalizer list (``null``
-    when it is empty, as ``omitempty`` drops it), nothing else.
+    when it is empty, as ``omitempty`` drops it), nothing else. ``read_answer=False``: the
+    caller drops the answer (see :meth:`fakeapi.host.client.Client.patch`).
     """
     before = list(meta(obj).get("finalizers") or [])
     after = list(before)
@@ -125,19 +128,22 @@ def patch_finalizers(client: ClientLike, obj: Obj, *, add: Iterable[str] = (), r
     after = [f for f in after if f not in drop]
     m = meta(obj)
     body = {"metadata": {"finalizers": after or None}}
-    out: Obj = client.patch(str(obj.get("kind", "")), m["name"], body, namespace=m.get("namespace"),
-                            api_version=obj.get("apiVersion"))
+    out: Obj = (client.patch(str(obj.get("kind", "")), m["name"], body, namespace=m.get("namespace"),
+                             api_version=obj.get("apiVersion")) if read_answer else
+                client.patch(str(obj.get("kind", "")), m["name"], body, namespace=m.get("namespace"),
+                             api_version=obj.get("apiVersion"), read_answer=False))
     return out
 
 
 def patch_status(client: ClientLike, obj: Obj, values: dict[str, Any], status_type: Any = None, *,
-                 optimistic_lock: bool = False) -> Obj:
+                 optimistic_lock: bool = False, read_answer: bool = True) -> Obj:
     """Merge-patch ``status`` with ``values`` set (``client.Status().Patch`` with ``client.MergeFrom``).
 
     The body is the MergeFrom diff of the status before and after, both
     encoded as a Go client would (``status_type``, the Go type of the kind's
     status; zero values of omitempty fields become ``null``). Sends nothing and
-    returns ``obj`` when nothing changes.
+    returns ``obj`` when nothing changes. ``read_answer=False``: the caller drops the
+    answer (see :meth:`fakeapi.host.client.Client.patch`).
     """
     from fakeapi.codec.gomodel import go_roundtrip
     from fakeapi.machinery.patches import create_merge_patch
@@ -155,8 +161,10 @@ def patch_status(client: ClientLike, obj: Obj, values: dict[str, Any], status_ty
     body: Obj = {"status": diff}
     if optimistic_lock:
         body["metadata"] = {"resourceVersion": m.get("resourceVersion")}
-    out: Obj = client.patch(str(obj.get("kind", "")), m["name"], body, namespace=m.get("namespace"),
-                            api_version=obj.get("apiVersion"), subresource="status")
+    out: Obj = (client.patch(str(obj.get("kind", "")), m["name"], body, namespace=m.get("namespace"),
+                             api_version=obj.get("apiVersion"), subresource="status") if read_answer else
+                client.patch(str(obj.get("kind", "")), m["name"], body, namespace=m.get("namespace"),
+                             api_version=obj.get("apiVersion"), subresource="status", read_answer=False))
     return out
 
 

@@ -234,13 +234,13 @@ class EphemeralRunnerReconciler:
                 self._mark_as_failed(client, er, f"Failed to create the pod: {e.message}", c.ER_REASON_INVALID_POD)
                 return None
             raise
-        self._set_status(client, er, {"phase": c.ER_PHASE_PENDING})
+        self._set_status(client, er, {"phase": c.ER_PHASE_PENDING}, read_answer=False)
         return None
 
     def _succeeded(self, client: Any, er: Obj) -> None:
         """The runner finished its job: phase Succeeded, then the runner is deleted (upstream deletes it at once; the port records the phase first)."""
         m = meta(er)
-        self._set_status(client, er, {"phase": c.ER_PHASE_SUCCEEDED})
+        self._set_status(client, er, {"phase": c.ER_PHASE_SUCCEEDED}, read_answer=False)
         delete_ignore_not_found(client, c.KIND_ER, m["name"], m.get("namespace", ""))
 
     def _remove_from_service(self, er: Obj) -> None:
@@ -275,7 +275,7 @@ class EphemeralRunnerReconciler:
         pod_uid = str(meta(pod).get("uid") or meta(pod).get("name"))
         failures = {**(status(er).get("failures") or {}), pod_uid: format_time(ctx.now())}
         self._set_status(client, er, {"failures": failures, "ready": False, "reason": pst.get("reason", ""),
-                                      "message": pst.get("message", "")})
+                                      "message": pst.get("message", "")}, read_answer=False)
 
     def _update_run_status_from_pod(self, client: Any, er: Obj, pod: Obj) -> None:
         """upstream ``updateRunStatusFromPod``: ``ready`` from the pod's latest Ready condition (by
@@ -292,13 +292,14 @@ class EphemeralRunnerReconciler:
         values: dict[str, Any] = {"ready": latest_ready(pod)}
         if not status(er).get("phase"):
             values["phase"] = c.ER_PHASE_PENDING
-        self._set_status(client, er, values)
+        self._set_status(client, er, values, read_answer=False)
 
     # ------------------------------------------------------------------ helpers
 
-    def _set_status(self, client: Any, er: Obj, values: dict[str, Any]) -> Obj:
-        """Merge-patch the runner's status with ``values`` (nothing is sent when nothing changes)."""
-        return patch_status(client, er, values, status_type(c.KIND_ER))
+    def _set_status(self, client: Any, er: Obj, values: dict[str, Any], *, read_answer: bool = True) -> Obj:
+        """Merge-patch the runner's status with ``values`` (nothing is sent when nothing changes;
+        ``read_answer=False``: the caller drops the answer, which is then not decoded)."""
+        return patch_status(client, er, values, status_type(c.KIND_ER), read_answer=read_answer)
 
     def _jit_config(self, er: Obj) -> Any:
         """Ask the service for a JIT config (upstream ``createRunnerJitConfig``).
@@ -363,7 +364,7 @@ class EphemeralRunnerReconciler:
         if has_container_hook_configured(er):
             self._cleanup_container_hook_resources(client, er)
         try:
-            patch_finalizers(client, er, remove=[c.FINALIZER_ER])
+            patch_finalizers(client, er, remove=[c.FINALIZER_ER], read_answer=False)
         except ApiError as e:
             from fakeapi.machinery.errors import is_not_found
 

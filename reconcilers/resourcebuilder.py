@@ -8,6 +8,7 @@ talks to the API.
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -423,12 +424,15 @@ def pod_template_hash(labels: Mapping[str, str], annotations: Mapping[str, str],
     printer; this hashes their canonical JSON instead, so the value has the same
     form and changes with the same inputs, but is not bit-identical to ARC's.
     """
-    import json
-
     filtered = {k: v for k, v in labels.items() if k != c.LABEL_RUNNER_TEMPLATE_HASH}
-    text = json.dumps([filtered, dict(annotations), runner_spec, secret_data], sort_keys=True,
-                      separators=(",", ":"), ensure_ascii=False)
+    text = _HASH_ENCODER.encode([filtered, dict(annotations), runner_spec, secret_data])
     return safe_encode_string(str(_fnv32a(text.encode())))
+
+
+#: What ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` builds on every
+#: call (its arguments are not the defaults, so it makes a new encoder each time), made once: the
+#: same encoder, so the same text.
+_HASH_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def build_runner_pod(er: Mapping[str, Any], secret: Mapping[str, Any] | str) -> Obj:

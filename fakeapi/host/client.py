@@ -130,11 +130,18 @@ class Client:
 
     def patch(self, kind: str, name: str, patch: Any, *, namespace: str | None = None,
               api_version: str | None = None, patch_type: str = "merge",
-              subresource: str | None = None) -> dict[str, Any]:
-        """Send a patch as is (the body is not re-encoded: a Go client sends raw patch bytes)."""
+              subresource: str | None = None, read_answer: bool = True) -> dict[str, Any]:
+        """Send a patch as is (the body is not re-encoded: a Go client sends raw patch bytes).
+
+        ``read_answer=False`` is for a caller that drops the answer (Go code that never looks at
+        the object the client decoded the answer into): the same request, but the answer is not
+        decoded; what comes back is the server's stored snapshot, shared and read-only.
+        """
         k = self._kind(kind, api_version)
         out = self.api.patch(k.kind, name, patch, namespace=namespace, api_version=k.api_version,
                              patch_type=patch_type, subresource=subresource, actor=self.actor, shared=True)
+        if not read_answer:
+            return out
         return self._own(out, k)
 
     def apply(self, obj: dict[str, Any], *, field_owner: str | None = None, force: bool = False,

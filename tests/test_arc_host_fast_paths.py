@@ -1,0 +1,152 @@
+"""The controller side's fast paths (issue 22) against the slow paths they stand in for.
+
+Each fast path of the host and the ARC reconcilers is checked twice: on its own, against the
+code it replaces, over generated inputs; and together, by running the ARC lifecycle of
+``benchmarks/bench_arc.py`` with every fast path and again with every one of them switched
+back to its slow path: the trace (every request, its answer and resourceVersion) and every
+object the server stored must be the same.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from fakeapi.codec.godecode import go_decode
+from fakeapi.host.client import Client
+from reconcilers import constants as c
+from reconcilers import resourcebuilder
+from reconcilers.common import patch_finalizers, patch_status
+from reconcilers.gotypes import status_type
+from reconcilers.revision import runner_revision
+from reconcilers.testing import ArcCluster
+
+# ------------------------------------------------------------------ pod template hash
+
+
+def _dumps(value: Any) -> str:
+    """What pod_template_hash serialised before its encoder was made once."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+HASH_INPUTS: list[Any] = [
+    [{}, {}, {}, {}],
+    [{"b": "1", "a": "2"}, {"z": "", "é": "ü"}, {"spec": {"containers": [{"name": "runner", "image": "i"}]}}, {}],
+    [{"k": "line\nbreak\t\"quoted\" \\ \u0001 \u2028 日本"}, {}, {"n": [1, -2, 3.5, 1e16, 1.5e-7, True, False, None]}, {}],
+    [{}, {}, {"nested": {"b": {"d": [], "c": {}}, "a": [{"y": 1, "x": 2}]}, "big": 2**70}, {"jitToken": "dG9r"}],
+]
+
+
+@pytest.mark.parametrize("value", HASH_INPUTS)
+def test_the_hash_encoder_writes_what_json_dumps_writes(value: Any) -> None:
+    assert resourcebuilder._HASH_ENCODER.encode(value) == _dumps(value)
+
+
+def test_pod_template_hash_is_the_fnv_of_the_json_dumps_text() -> None:
+    labels = {"b": "1", c.LABEL_RUNNER_TEMPLATE_HASH: "x", "a": "é"}
+    annotations = {"n": "1"}
+    spec = {"spec": {"containers": [{"name": "runner", "image": "i", "env": []}]}, "metadata": {}}
+    data = {"jitToken": "dG9r"}
+    text = _dumps([{"b": "1", "a": "é"}, annotations, spec, data])
+    want = resourcebuilder.safe_encode_string(str(resourcebuilder._fnv32a(text.encode())))
+    assert resourcebuilder.pod_template_hash(labels, annotations, spec, data) == want
+
+
+# ------------------------------------------------------------------ answers not read
+
+
+def _runner(name: str) -> dict[str, Any]:
+    return {"apiVersion": c.API_VERSION, "kind": c.KIND_ER,
+            "metadata": {"name": name, "namespace": "ci", "finalizers": [c.FINALIZER_ER]},
+            "spec": {"githubConfigUrl": "https://github.com/example/app", "githubConfigSecret": "gh",
+                     "runnerScaleSetId": 1, "spec": {"containers": [{"name": "runner", "image": "i"}]}}}
+
+
+@pytest.mark.parametrize("values", [
+    {"phase": "Pending"},
+    {"phase": "Running", "ready": True, "runnerId": 4},
+    {"failures": {"u": "2026-01-01T00:00:00Z"}, "ready": False, "reason": "", "message": "m"},
+])
+def test_a_patch_whose_answer_is_not_read_is_the_same_request(values: dict[str, Any]) -> None:
+    """``read_answer=False`` sends what the decoding path sends and stores the same object; a later
+    read through the codec sees what ``go_decode`` of the stored object gives."""
+    cluster = ArcCluster(check_invariants=False)
+    api = cluster.api
+    client = Client(api, c.CONTROLLER_ER, unsafe_disable_deep_copy=True)
+    rt = status_type(c.KIND_ER)
+    stored = []
+    for name, read in (("fast", False), ("slow", True)):
+        er = client.create(_runner(name))
+        patch_status(client, er, values, rt, read_answer=read)
+        er = client.get(c.KIND_ER, name, "ci")
+        patch_finalizers(client, er, add=["x/y"], read_answer=read)
+        got = client.get(c.KIND_ER, name, "ci")
+        raw = api.get(c.KIND_ER, name, "ci", api_version=c.API_VERSION)
+        want = go_decode(raw, api.kinds.require(c.KIND_ER, c.API_VERSION).go_type)
+        want["apiVersion"], want["kind"] = c.API_VERSION, c.KIND_ER
+        assert got == want
+        stored.append(raw)
+    calls = [(e.verb, e.kind, e.subresource, e.patch_type, e.code) for e in api.trace.calls if e.actor == c.CONTROLLER_ER]
+    assert calls[: len(calls) // 2] == calls[len(calls) // 2:]
+    for raw in stored:
+        for m in ("name", "uid", "resourceVersion", "creationTimestamp", "managedFields"):
+            raw["metadata"].pop(m, None)
+    assert stored[0] == stored[1]
+
+
+# ------------------------------------------------------------------ the lifecycle, both ways
+
+
+def _slow_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Switch every fast path of this module's subject back to the code it replaced."""
+
+    class Dumps:
+        def encode(self, value: Any) -> str:
+            return _dumps(value)
+
+    monkeypatch.setattr(resourcebuilder, "_HASH_ENCODER", Dumps())
+    patch = Client.patch
+
+    def always_read(self: Client, *args: Any, read_answer: bool = True, **kw: Any) -> dict[str, Any]:
+        return patch(self, *args, **kw)
+
+    monkeypatch.setattr(Client, "patch", always_read)
+
+
+def lifecycle(a: ArcCluster) -> None:
+    """``benchmarks/bench_arc.py``'s lifecycle: create, scale to 10, new image, a rejected image, a fix."""
+    a.create_ars(min_runners=1, max_runners=20)
+    a.settle()
+    a.patch_ars({"spec": {"minRunners": 10}})
+    a.settle()
+    a.set_image("ghcr.io/actions/actions-runner:2.331.0")
+    a.settle()
+    a.reject_image("ghcr.io/actions/actions-runner:2.100.0")
+    a.set_image("ghcr.io/actions/actions-runner:2.100.0")
+    a.settle()
+    a.set_image("ghcr.io/actions/actions-runner:2.332.0")
+    a.settle()
+    assert {runner_revision(r) for r in a.runners()} == {3}
+
+
+def _record(seed: int) -> list[str]:
+    """The lifecycle's trace and every object the server stored, as text."""
+    cluster = ArcCluster(seed=seed)
+    out: list[str] = []
+    cluster.api.add_listener(lambda et, k, o, _old: out.append(f"{et} {k.kind} {json.dumps(o, default=str)}"))
+    lifecycle(cluster)
+    assert cluster.violations == []
+    out.extend(f"{e.render()} {e!r}" for e in cluster.api.trace.entries)  # (repr: every field)
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_lifecycle_is_the_same_with_and_without_the_fast_paths(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = _record(seed)
+    with monkeypatch.context() as m:
+        _slow_paths(m)
+        slow = _record(seed)
+    assert len(fast) == len(slow)
+    assert fast == slow
