@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -145,16 +145,13 @@ def patch_status(client: ClientLike, obj: Obj, values: dict[str, Any], status_ty
     returns ``obj`` when nothing changes. ``read_answer=False``: the caller drops the
     answer (see :meth:`fakeapi.host.client.Client.patch`).
     """
-    from fakeapi.codec.gomodel import go_roundtrip
     from fakeapi.machinery.patches import create_merge_patch
 
-    before = dict(obj.get("status") or {})
+    before = obj.get("status") or EMPTY
     if all(_same_value(before.get(k, _ABSENT), v) for k, v in values.items()):
         return obj  # every value is already there as it is: the diff is empty, nothing is sent
-    after = {**before, **values}
-    if status_type is not None:
-        before, after = go_roundtrip(before, status_type), go_roundtrip(after, status_type)
-    diff = create_merge_patch(before, after)
+    diff = status_diff(before, values, status_type) if status_type is not None else \
+        create_merge_patch(before, {**before, **values})
     if not diff:
         return obj
     m = meta(obj)
@@ -169,6 +166,21 @@ def patch_status(client: ClientLike, obj: Obj, values: dict[str, Any], status_ty
 
 
 _ABSENT: Any = object()
+
+
+def status_diff(before: Mapping[str, Any], values: Mapping[str, Any], status_type: Any) -> Any:
+    """The MergeFrom diff of a status ``before`` and with ``values`` set, both encoded as Go encodes
+    ``status_type`` (a struct): ``create_merge_patch(go_roundtrip(before), go_roundtrip({**before, **values}))``.
+
+    Go encodes each field of a struct on its own, so a field ``values`` leaves alone encodes alike
+    on both sides and is never in the diff: only the fields ``values`` sets are encoded (the diff
+    lists the same keys in the same order).
+    """
+    from fakeapi.codec.gomodel import go_roundtrip
+    from fakeapi.machinery.patches import create_merge_patch
+
+    old = {k: v for k, v in before.items() if k in values}
+    return create_merge_patch(go_roundtrip(old, status_type), go_roundtrip({**old, **values}, status_type))
 
 
 def _same_value(a: Any, b: Any) -> bool:

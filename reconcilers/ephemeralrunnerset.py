@@ -14,6 +14,7 @@ from typing import Any
 
 from fakeapi.host.predicates import resource_version_changed
 from fakeapi.machinery.errors import ApiError, is_conflict
+from fakeapi.machinery.jsonutil import fast_copy
 
 from . import constants as c
 from .actions_service import ActionsError, ActionsService, is_job_still_running
@@ -180,11 +181,18 @@ class EphemeralRunnerSetReconciler:
             raise errs[0]
 
     def _create_runners(self, client: Any, ers: Obj, count: int) -> None:
-        """Create ``count`` runners stamped with the set's current revision and patch id."""
+        """Create ``count`` runners stamped with the set's current revision and patch id.
+
+        Every runner of the batch has the same body (``generateName``): it is built and encoded
+        once, and each create sends a copy of the encoded body.
+        """
+        if count <= 0:
+            return
         errs: list[ApiError] = []
+        encoded = client.encode(build_ephemeral_runner(ers))
         for _ in range(count):
             try:
-                client.create(build_ephemeral_runner(ers))
+                client.create(fast_copy(encoded), encoded=True)
             except ApiError as e:
                 errs.append(e)
         if errs:

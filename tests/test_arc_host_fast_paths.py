@@ -15,10 +15,14 @@ from typing import Any
 import pytest
 
 from fakeapi.codec.godecode import go_decode
+from fakeapi.codec.gomodel import go_roundtrip
 from fakeapi.host.client import Client
+from fakeapi.machinery.errors import ApiError
+from fakeapi.machinery.patches import create_merge_patch
 from reconcilers import constants as c
-from reconcilers import resourcebuilder
-from reconcilers.common import patch_finalizers, patch_status
+from reconcilers import common, resourcebuilder
+from reconcilers.common import patch_finalizers, patch_status, status_diff
+from reconcilers.ephemeralrunnerset import EphemeralRunnerSetReconciler
 from reconcilers.gotypes import status_type
 from reconcilers.revision import runner_revision
 from reconcilers.testing import ArcCluster
@@ -52,6 +56,58 @@ def test_pod_template_hash_is_the_fnv_of_the_json_dumps_text() -> None:
     text = _dumps([{"b": "1", "a": "é"}, annotations, spec, data])
     want = resourcebuilder.safe_encode_string(str(resourcebuilder._fnv32a(text.encode())))
     assert resourcebuilder.pod_template_hash(labels, annotations, spec, data) == want
+
+
+# ------------------------------------------------------------------ status diffs
+
+
+#: Values of each Go kind a status field has: zero, others, and one of another JSON type.
+_FIELD_VALUES: dict[str, list[Any]] = {
+    "bool": [False, True, None],
+    "string": ["", "Running", "x", None],
+    "int": [0, 1, 7, None],
+    "map": [{}, {"u": "2026-01-01T00:00:00Z"}, {"u": "2026-01-01T00:00:00Z", "v": "2026-01-02T00:00:00Z"}, None],
+}
+
+
+def _status_cases() -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """(kind, status before, values set): every field of every ARC status type, alone and with others, set
+    from and to each of its sample values; a field unknown to the Go type; keys in several orders."""
+    cases = []
+    for kind in (c.KIND_ER, c.KIND_ERS, c.KIND_ARS):
+        fields = list(status_type(kind).fields.items())
+        full = {n: _FIELD_VALUES[f.type.kind][1] for n, f in fields}
+        for i, (name, f) in enumerate(fields):
+            other, nxt = fields[(i + 3) % len(fields)][0], fields[(i + 5) % len(fields)][0]
+            for a in _FIELD_VALUES[f.type.kind]:
+                for b in _FIELD_VALUES[f.type.kind]:
+                    for before in ({}, {name: a}, {**full, name: a}, {other: full[other], name: a, "unknown": 1},
+                                   dict(reversed(list({**full, name: a}.items())))):
+                        if a is None:
+                            before = {k: v for k, v in before.items() if k != name}
+                        cases.append((kind, before, {name: b}))
+                        cases.append((kind, before, {nxt: full[nxt], name: b, other: _FIELD_VALUES[
+                            status_type(kind).fields[other].type.kind][0]}))
+    return cases
+
+
+def _ordered(v: Any) -> Any:
+    """``v`` with its dicts as lists of items: key order counts in comparisons."""
+    if isinstance(v, dict):
+        return [(k, _ordered(x)) for k, x in v.items()]
+    if isinstance(v, list):
+        return [_ordered(x) for x in v]
+    return v
+
+
+def test_status_diff_encodes_only_the_fields_set_and_diffs_as_encoding_all_of_them() -> None:
+    cases = _status_cases()
+    assert len(cases) > 1000
+    for kind, before, values in cases:
+        t = status_type(kind)
+        want = create_merge_patch(go_roundtrip(dict(before), t), go_roundtrip({**before, **values}, t))
+        got = status_diff(before, values, t)
+        assert _ordered(got) == _ordered(want), (kind, before, values)
 
 
 # ------------------------------------------------------------------ answers not read
@@ -113,6 +169,23 @@ def _slow_paths(monkeypatch: pytest.MonkeyPatch) -> None:
         return patch(self, *args, **kw)
 
     monkeypatch.setattr(Client, "patch", always_read)
+
+    def full_status_diff(before: Any, values: Any, t: Any) -> Any:
+        return create_merge_patch(go_roundtrip(dict(before), t), go_roundtrip({**before, **values}, t))
+
+    monkeypatch.setattr(common, "status_diff", full_status_diff)
+
+    def create_runners(self: Any, client: Any, ers: Any, count: int) -> None:
+        errs = []
+        for _ in range(count):
+            try:
+                client.create(resourcebuilder.build_ephemeral_runner(ers))  # built and encoded for each runner
+            except ApiError as e:
+                errs.append(e)
+        if errs:
+            raise errs[0]
+
+    monkeypatch.setattr(EphemeralRunnerSetReconciler, "_create_runners", create_runners)
 
 
 def lifecycle(a: ArcCluster) -> None:

@@ -112,10 +112,14 @@ class Client:
 
     # ----------------------------------------------------------- writes
 
-    def create(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """Create an object; returns it as stored."""
+    def create(self, obj: dict[str, Any], *, encoded: bool = False) -> dict[str, Any]:
+        """Create an object; returns it as stored.
+
+        ``encoded``: ``obj`` is already what :meth:`encode` makes of it, and the caller's own (a
+        caller sending one body several times encodes it once and sends a copy each time).
+        """
         k = self._kind(str(obj.get("kind", "")), obj.get("apiVersion"))
-        return self._own(self.api.create(self.encode(obj, k), actor=self.actor, shared=True,
+        return self._own(self.api.create(obj if encoded else self.encode(obj, k), actor=self.actor, shared=True,
                                          go_encoded=self.go_codec and k.go_type is not None), k)
 
     def update(self, obj: dict[str, Any]) -> dict[str, Any]:
