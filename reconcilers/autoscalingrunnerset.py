@@ -43,7 +43,7 @@ from .resourcebuilder import (
     spec,
     status,
 )
-from .revision import metadata_drift, next_revision_of, outdated_for_applied, runner_spec_drift
+from .revision import metadata_drift, next_revision_of, outdated_for_applied, runner_spec_drift, same_document
 
 Obj = dict[str, Any]
 
@@ -370,8 +370,11 @@ def _annotations_of(obj: Obj) -> dict[str, str]:
 
 def listener_spec_drift(listener: Obj, desired: Obj) -> bool:
     """True when a listener's spec differs (Go semantic equality) from the one the ARS asks for."""
+    a, b = listener.get("spec") or {}, desired.get("spec") or {}
+    if same_document(a, b):
+        return False
     from fakeapi.codec.semantic import semantic_equal
 
     from .gotypes import listener_spec_type
 
-    return not semantic_equal(listener.get("spec") or {}, desired.get("spec") or {}, listener_spec_type())
+    return not semantic_equal(a, b, listener_spec_type())

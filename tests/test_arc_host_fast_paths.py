@@ -20,12 +20,13 @@ from fakeapi.host.client import Client
 from fakeapi.machinery.errors import ApiError
 from fakeapi.machinery.patches import create_merge_patch
 from reconcilers import constants as c
-from reconcilers import common, resourcebuilder
+from reconcilers import autoscalingrunnerset, common, resourcebuilder, revision
 from reconcilers.common import patch_finalizers, patch_status, status_diff
 from reconcilers.ephemeralrunnerset import EphemeralRunnerSetReconciler
 from reconcilers.gotypes import status_type
 from reconcilers.revision import runner_revision
 from reconcilers.testing import ArcCluster
+from tests.support import one_value_mutations
 
 # ------------------------------------------------------------------ pod template hash
 
@@ -110,6 +111,49 @@ def test_status_diff_encodes_only_the_fields_set_and_diffs_as_encoding_all_of_th
         assert _ordered(got) == _ordered(want), (kind, before, values)
 
 
+# ------------------------------------------------------------------ spec drift
+
+
+_RUNNER_SPEC: dict[str, Any] = {
+    "githubConfigUrl": "https://github.com/example/app", "githubConfigSecret": "gh", "runnerScaleSetId": 1,
+    "metadata": {"labels": {"a": "b"}},
+    "spec": {"restartPolicy": "Never", "containers": [
+        {"name": "runner", "image": "ghcr.io/actions/actions-runner:2.330.0", "env": [{"name": "A", "value": "1"}],
+         "resources": {"limits": {"cpu": "1"}, "requests": {"memory": "1Gi"}}}]},
+}
+_STAND_INS: tuple[Any, ...] = (None, "", "1", "1000m", 0, 1, 1.0, True, False, [], {}, {"name": "runner"})
+
+
+def test_runner_spec_drift_with_the_document_check_is_semantic_inequality() -> None:
+    """Over every one-value change of a runner spec (valid or not for its Go type), compared with
+    the spec and with each other change: the same document is never drift, and the answer is
+    ``not semantic_equal`` whenever the two decode alike."""
+    from fakeapi.codec.semantic import semantic_equal
+    from reconcilers.gotypes import ephemeral_runner_spec_type
+    from reconcilers.revision import runner_spec_drift, same_document
+
+    t = ephemeral_runner_spec_type()
+    docs = [_RUNNER_SPEC, *one_value_mutations(_RUNNER_SPEC, _STAND_INS)]
+    assert len(docs) > 200
+    decoded = []
+    for d in docs:
+        try:
+            decoded.append(go_decode(d, t))
+        except ValueError:
+            continue  # not a value of the Go type: never read through the codec
+    pairs = 0
+    for a in decoded:
+        for b in (decoded[0], go_decode(a, t), json.loads(json.dumps(a))):
+            assert runner_spec_drift(a, b) is (not semantic_equal(a, b, t)), (a, b)
+            if same_document(a, b):
+                pairs += 1
+                assert semantic_equal(a, b, t)
+    assert pairs >= len(decoded) * 2
+    assert same_document({"a": 1}, {"a": 1.0}) is False and same_document({"a": 1}, {"a": True}) is False
+    assert same_document({"a": 1, "b": 2}, {"b": 2, "a": 1}) is False  # (key order counts: then the typed walk)
+    assert same_document({"a": 2**70}, {"a": 2**70}) is False  # (orjson cannot: the typed walk decides)
+
+
 # ------------------------------------------------------------------ answers not read
 
 
@@ -186,6 +230,8 @@ def _slow_paths(monkeypatch: pytest.MonkeyPatch) -> None:
             raise errs[0]
 
     monkeypatch.setattr(EphemeralRunnerSetReconciler, "_create_runners", create_runners)
+    monkeypatch.setattr(revision, "same_document", lambda _a, _b: False)
+    monkeypatch.setattr(autoscalingrunnerset, "same_document", lambda _a, _b: False)
 
 
 def lifecycle(a: ArcCluster) -> None:
