@@ -19,8 +19,8 @@ from fakeapi.codec.gomodel import go_roundtrip
 from fakeapi.host.client import Client
 from fakeapi.machinery.errors import ApiError
 from fakeapi.machinery.patches import create_merge_patch
-from reconcilers import constants as c
 from reconcilers import autoscalingrunnerset, common, resourcebuilder, revision
+from reconcilers import constants as c
 from reconcilers.common import patch_finalizers, patch_status, status_diff
 from reconcilers.ephemeralrunnerset import EphemeralRunnerSetReconciler
 from reconcilers.gotypes import status_type
