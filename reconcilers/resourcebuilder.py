@@ -111,7 +111,13 @@ def _fnv32a(data: bytes) -> int:
 
 def safe_encode_string(text: str) -> str:
     """``rand.SafeEncodeString``: each character mapped onto the safe alphabet."""
+    if text.isascii():  # (the hashes' decimal digits: one str.translate, the same mapping as below)
+        return text.translate(_SAFE_ASCII)
     return "".join(_SAFE_ALPHANUMS[ord(ch) % len(_SAFE_ALPHANUMS)] for ch in text)
+
+
+#: :func:`safe_encode_string`'s mapping of the ASCII characters, as a ``str.translate`` table.
+_SAFE_ASCII = {i: _SAFE_ALPHANUMS[i % len(_SAFE_ALPHANUMS)] for i in range(128)}
 
 
 def fnv_hash_string(name: str) -> str:

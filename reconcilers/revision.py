@@ -28,15 +28,28 @@ def parse_int64(value: object) -> int | None:
     overflow, non-strings). Python's ``int()`` accepts whitespace, underscores and
     non-ASCII digits, so it is only called on a string already checked here.
     """
+    if type(value) is str:  # (the annotations repeat a few texts: "0", "1", ...)
+        hit = _PARSED.get(value, _UNPARSED)
+        if hit is not _UNPARSED:
+            return hit
     if not isinstance(value, str) or not value:
         return None
     body = value[1:] if value[0] in "+-" else value
     if not body or not _DIGITS.issuperset(body):
-        return None
-    n = int(value)
-    if n < INT64_MIN or n > INT64_MAX:
-        return None
+        n: int | None = None
+    else:
+        n = int(value)
+        if n < INT64_MIN or n > INT64_MAX:
+            n = None
+    if type(value) is str and len(value) <= 24 and len(_PARSED) < _PARSED_MAX:
+        _PARSED[value] = n
     return n
+
+
+#: :func:`parse_int64`'s answers by text (short texts, at most :data:`_PARSED_MAX` of them).
+_PARSED: dict[str, int | None] = {}
+_PARSED_MAX = 4096
+_UNPARSED: Any = object()
 
 
 def parse_revision(value: object) -> int:

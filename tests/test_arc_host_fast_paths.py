@@ -59,6 +59,37 @@ def test_pod_template_hash_is_the_fnv_of_the_json_dumps_text() -> None:
     assert resourcebuilder.pod_template_hash(labels, annotations, spec, data) == want
 
 
+def _safe_encode_by_character(text: str) -> str:
+    alphabet = resourcebuilder._SAFE_ALPHANUMS
+    return "".join(alphabet[ord(ch) % len(alphabet)] for ch in text)
+
+
+@pytest.mark.parametrize("text", ["", "0123456789", "4294967295", "".join(map(chr, range(128))), "abc\u00e9", "日本9"])
+def test_safe_encode_string_maps_each_character_as_go_does(text: str) -> None:
+    assert resourcebuilder.safe_encode_string(text) == _safe_encode_by_character(text)
+
+
+PARSE_INPUTS: list[Any] = ["0", "1", "-1", "+7", "", " 3", "3.0", "1_0", "+", "-", "٣", "9223372036854775807",
+                           "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "0" * 30 + "1",
+                           None, 3, True, 1.0, [], "007"]
+
+
+def _parse_int64_uncached(value: object) -> int | None:
+    if not isinstance(value, str) or not value:
+        return None
+    body = value[1:] if value[0] in "+-" else value
+    if not body or not all(ch in "0123456789" for ch in body):
+        return None
+    n = int(value)
+    return n if -(2**63) <= n <= 2**63 - 1 else None
+
+
+@pytest.mark.parametrize("value", PARSE_INPUTS)
+def test_parse_int64_answers_from_its_memo_as_it_computes(value: Any) -> None:
+    want = _parse_int64_uncached(value)
+    assert revision.parse_int64(value) == want and type(revision.parse_int64(value)) is type(want)  # (twice: memo)
+
+
 # ------------------------------------------------------------------ status diffs
 
 
@@ -231,6 +262,9 @@ def _slow_paths(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(EphemeralRunnerSetReconciler, "_create_runners", create_runners)
     monkeypatch.setattr(revision, "same_document", lambda _a, _b: False)
+    monkeypatch.setattr(resourcebuilder, "safe_encode_string", _safe_encode_by_character)
+    monkeypatch.setattr(revision, "_PARSED_MAX", 0)
+    monkeypatch.setattr(revision, "_PARSED", {})
     monkeypatch.setattr(autoscalingrunnerset, "same_document", lambda _a, _b: False)
 
 
