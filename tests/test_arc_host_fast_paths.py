@@ -185,6 +185,61 @@ def test_runner_spec_drift_with_the_document_check_is_semantic_inequality() -> N
     assert same_document({"a": 2**70}, {"a": 2**70}) is False  # (orjson cannot: the typed walk decides)
 
 
+# ------------------------------------------------------------------ gets that may find nothing
+
+
+def _get_or_none_by_error(client: Client, kind: str, name: str, namespace: str) -> Any:
+    """What get_or_none did before Client.find: a get, its NotFound caught."""
+    from fakeapi.machinery.errors import is_not_found
+
+    try:
+        return client.get(kind, name, namespace)
+    except ApiError as e:
+        if is_not_found(e):
+            return None
+        raise
+
+
+FIND_RULES: list[dict[str, Any] | None] = [
+    None,
+    {"on": {"verb": "get", "kind": "Secret"}, "error": "NotFound"},
+    {"on": {"verb": "get", "kind": "Secret"}, "error": "InternalError"},
+    {"on": {"verb": "get", "kind": "Secret"}, "stale": True},
+    {"on": {"verb": "get", "kind": "Secret"}, "crash": "before"},
+    {"on": {"verb": "get", "kind": "Secret"}, "crash": "after"},
+    {"on": {"verb": "get", "kind": "Pod"}, "error": "NotFound"},
+]
+
+
+def _outcome(fn: Any) -> Any:
+    try:
+        return ("value", fn())
+    except Exception as e:  # (the error itself is the outcome compared)
+        return ("raised", type(e).__name__, str(e))
+
+
+@pytest.mark.parametrize("rule", FIND_RULES)
+@pytest.mark.parametrize("name", ["gh", "absent"])
+@pytest.mark.parametrize("cached", [True, False])
+def test_find_answers_as_a_get_with_its_not_found_caught(rule: dict[str, Any] | None, name: str, cached: bool) -> None:
+    """Client.find (what get_or_none calls) against a get whose NotFound is caught: the same answer or
+    error, and the same trace, from the controller's cache and from the server, with every kind of
+    fault rule."""
+    results = []
+    for find in (True, False):
+        cluster = ArcCluster(check_invariants=False)
+        ctx = cluster.host.controllers[c.CONTROLLER_ER].ctx
+        client = ctx.client if cached else ctx.api_reader
+        if rule is not None:
+            cluster.api.faults.add(rule)
+        read = (lambda cl=client: cl.find("Secret", name, "ci")) if find else \
+            (lambda cl=client: _get_or_none_by_error(cl, "Secret", name, "ci"))
+        got = [_outcome(read) for _ in range(2)]
+        calls = [f"{e!r}" for e in cluster.api.trace.entries]
+        results.append((got, calls, [r.fired for r in cluster.api.faults.rules]))
+    assert results[0] == results[1]
+
+
 # ------------------------------------------------------------------ answers not read
 
 
@@ -265,6 +320,7 @@ def _slow_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(resourcebuilder, "safe_encode_string", _safe_encode_by_character)
     monkeypatch.setattr(revision, "_PARSED_MAX", 0)
     monkeypatch.setattr(revision, "_PARSED", {})
+    monkeypatch.setattr(common, "Client", None)  # (get_or_none: a get, its NotFound caught)
     monkeypatch.setattr(autoscalingrunnerset, "same_document", lambda _a, _b: False)
 
 

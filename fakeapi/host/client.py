@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from fakeapi.codec.godecode import go_decode
 from fakeapi.codec.gomodel import go_roundtrip
+from fakeapi.machinery.errors import ApiError, is_not_found
 from fakeapi.machinery.jsonutil import fast_copy
 from fakeapi.registry.kinds import Kind
 from fakeapi.server.apiserver import APIServer
@@ -98,6 +99,27 @@ class Client:
             return self.reader.get_for(k, name, namespace)
         return self._own(self.api.get(k.kind, name, namespace, api_version=k.api_version, actor=self.actor,
                                       shared=True), k)
+
+    def find(self, kind: str, name: str, namespace: str | None = None, *,
+             api_version: str | None = None) -> dict[str, Any] | None:
+        """:meth:`get`, answering None where it raises NotFound (``client.IgnoreNotFound(c.Get(...))``):
+        the same request (an uncached client's 404 is in the trace); a cache reader that can answer
+        None at once (:meth:`~fakeapi.host.informer.CacheReader.find_for`) does."""
+        try:
+            k = self._kind(kind, api_version)
+            reader = self.reader
+            if reader is None:
+                return self._own(self.api.get(k.kind, name, namespace, api_version=k.api_version, actor=self.actor,
+                                              shared=True), k)
+            find_for = getattr(reader, "find_for", None)
+            if find_for is None:
+                return reader.get_for(k, name, namespace)
+            found: dict[str, Any] | None = find_for(k, name, namespace)
+            return found
+        except ApiError as e:
+            if is_not_found(e):
+                return None
+            raise
 
     def list(self, kind: str, namespace: str | None = None, *, api_version: str | None = None,
              labels: str | dict[str, str] | None = None,

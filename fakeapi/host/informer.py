@@ -384,6 +384,25 @@ class CacheReader:
             raise errors.not_found(k.group, k.plural, name)
         return self._decode(k, obj)
 
+    def find_for(self, k: Kind, name: str, namespace: str | None = None) -> Obj | None:
+        """:meth:`get_for`, answering None where it raises NotFound (``client.IgnoreNotFound``).
+
+        With nothing injected a missing object is None at once, without the NotFound error
+        being made and caught; with fault rules it is :meth:`get_for` and its errors.
+        """
+        if not self.api.faults.rules:
+            obj = self._informer_for(k).get_raw((namespace or "") if k.namespaced else "", name)
+            if obj is None:
+                return None
+            out: Obj = self.api.decoded.decode(k, obj, copy=not self.unsafe_disable_deep_copy)
+            return out
+        try:
+            return self.get_for(k, name, namespace)
+        except errors.ApiError as e:
+            if errors.is_not_found(e):
+                return None
+            raise
+
     def list(self, kind: str, namespace: str | None = None, *, api_version: str | None = None,
              labels: LabelsArg = None, fields: FieldsArg = None) -> list[Obj]:
         """Cached objects (namespace None = all), filtered by label/field selectors, decoded."""
