@@ -420,11 +420,13 @@ class CacheReader:
         self._crash_after(rule, "list", k, "")
         lm = _label_matcher(labels)
         fm = _field_matcher(fields)
+        decode = self.api.decoded.decode  # (_decode, looked up once per list rather than per item)
+        copy = not self.unsafe_disable_deep_copy
         out = []
         for obj in items:
             if lm is not None and not lm(obj["metadata"].get("labels") or {}):
                 continue
             if fm is not None and not fm(obj):
                 continue
-            out.append(self._decode(k, obj))
+            out.append(decode(k, obj, copy=copy))
         return out
