@@ -603,6 +603,10 @@ def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], prese
     out: dict[str, Any] = {}
     for k, v in x.items():
         sub = props.get(k) if props is not None else None
+        tv = type(v)
+        if sub is not None and (tv is str or tv is int or tv is bool) and (metadata is _MISSING or k != "metadata"):
+            out[k] = v  # a known field's string, int or bool: kept as it is (the commonest case)
+            continue
         if embedded and k in _META_FIELDS:
             if k == "metadata" and metadata is not _MISSING:
                 v = metadata
@@ -621,7 +625,6 @@ def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], prese
             else:
                 out[k] = v if v is metadata or type(v) in _PLAIN else cp(v)
             continue
-        tv = type(v)
         if base is not None and (tv is dict or tv is list):
             b = base.get(k)
             if b is v:

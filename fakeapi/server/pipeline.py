@@ -19,7 +19,7 @@ import json
 import random
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -92,7 +92,7 @@ class Write:
     obj: dict[str, Any] | None = None
     old: Entry | None = None
     delete: bool = False
-    extra: list[Callable[[], None]] = field(default_factory=list)
+    extra: tuple[Callable[[], None], ...] = ()
     #: The object is known to be as Go encodes it (a CRD installed from a checked template).
     go_checked: bool = False
 
@@ -210,18 +210,17 @@ class Pipeline:
     def _flush_notes(self, sp: txn.Savepoint) -> None:
         """Deliver the notifications the request held back (those of nested writes they cause included)."""
         notes = sp.journal.notes
-        i = 0
-        while i < len(notes):
-            etype, kind, obj, old = notes[i]
+        gc = self.gc
+        listeners = self._listeners
+        cond = self._cond
+        for etype, kind, obj, old in notes:  # (a list iterator: it reaches the notes appended meanwhile too)
             # (_deliver, inline: every write)
-            gc = self.gc
             if gc is not None:
                 gc.on_event(etype, kind, obj, old)
-            for fn in self._listeners:
+            for fn in listeners:
                 fn(etype, kind, obj, old)
-            if self._cond._waiters:  # type: ignore[attr-defined]  # (threads blocked in a watch: most runs have none)
-                self._cond.notify_all()
-            i += 1
+            if cond._waiters:  # type: ignore[attr-defined]  # (threads blocked in a watch: most runs have none)
+                cond.notify_all()
         notes.clear()
 
     def _record(self, verb: str, kind: Kind, namespace: str, name: str, subresource: str, actor: str,
@@ -505,17 +504,26 @@ class Pipeline:
         elif w.old is not None and w.old.managed is not None and meta.get("managedFields") is w.old.obj["metadata"].get(
                 "managedFields"):
             entry.managed = w.old.managed  # (a write that left them as they were: a binding, a deletion's start)
-        log = self._log(kind)
+        log = self._logs.get((kind.group, kind.plural))  # (_log, inline: every write)
+        if log is None:
+            log = self._log(kind)
+        key = entry.key
         if sp is not None:  # (fakeapi.server.txn: how to undo this commit)
-            txn.record_commit(sp, self.store, table, entry.key, table.entries.get(entry.key), log,
-                              self._forget_decoded, entry.namespace, entry.name)
+            txn.record_commit(sp, self.store, table, key, table.entries.get(key), log, self._forget_decoded,
+                              entry.namespace, entry.name)
         old = self.store.put(table, entry)
         if self.snapshot_guard is not None:
-            self.snapshot_guard.stored(kind.plural, entry.key, obj,
+            self.snapshot_guard.stored(kind.plural, key, obj,
                                        kind.go_type if kind.stored_go_encoded and not w.go_checked else None)
-        etype = MODIFIED if old is not None else ADDED
-        log.append(Event(rv, etype, entry.namespace, obj, old.obj if old is not None else None))
-        self._notify(etype, kind, obj, old.obj if old is not None else None)
+        if old is not None:
+            etype, was = MODIFIED, old.obj
+        else:
+            etype, was = ADDED, None
+        log.append(Event(rv, etype, entry.namespace, obj, was))
+        if sp is not None:  # (_notify, inline: delivered once the request succeeds)
+            sp.journal.notes.append((etype, kind, obj, was))
+        else:
+            self._deliver(etype, kind, obj, was)
         for fn in w.extra:
             fn()
         return rv
