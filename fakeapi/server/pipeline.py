@@ -504,9 +504,8 @@ class Pipeline:
         elif w.old is not None and w.old.managed is not None and meta.get("managedFields") is w.old.obj["metadata"].get(
                 "managedFields"):
             entry.managed = w.old.managed  # (a write that left them as they were: a binding, a deletion's start)
-        log = self._logs.get((kind.group, kind.plural))  # (_log, inline: every write)
-        if log is None:
-            log = self._log(kind)
+        found = self._logs.get((kind.group, kind.plural))  # (_log, inline: every write)
+        log = found if found is not None else self._log(kind)
         key = entry.key
         if sp is not None:  # (fakeapi.server.txn: how to undo this commit)
             txn.record_commit(sp, self.store, table, key, table.entries.get(key), log, self._forget_decoded,

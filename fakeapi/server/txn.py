@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -108,8 +108,8 @@ class Journal:
     """The undo log of the outermost request in progress (see the module docstring)."""
 
     #: The undo steps of the commits made so far (the arguments of :func:`_undo_commit`), oldest first.
-    undo: list[UndoStep] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
+    undo: list[UndoStep]
+    notes: list[Note]
 
 
 @dataclass(slots=True)
@@ -138,10 +138,10 @@ def begin(journal: Journal | None, rv: int, resource_version: int, rng: random.R
     The kinds and tables are kept when a change to them is near (:func:`save_registry`). The
     generator's position is marked (:class:`JournaledRandom`) where it can be, else its state kept.
     """
-    outermost = journal is None
-    j = Journal() if journal is None else journal
-    state = rng.mark(outermost) if type(rng) is JournaledRandom else rng.getstate()
-    return Savepoint(j, outermost, rv, resource_version, state, len(j.undo), len(j.notes), None, parent)
+    state = rng.mark(journal is None) if type(rng) is JournaledRandom else rng.getstate()
+    if journal is None:  # (the outermost request: a new journal, nothing in it yet)
+        return Savepoint(Journal([], []), True, rv, resource_version, state, 0, 0, None, parent)
+    return Savepoint(journal, False, rv, resource_version, state, len(journal.undo), len(journal.notes), None, parent)
 
 
 def save_registry(sp: Savepoint | None, kinds: KindRegistry, store: Store) -> None:
