@@ -41,7 +41,7 @@ from fakeapi.registry.kinds import Kind, KindRegistry
 from fakeapi.schema.structural import metadata_could_prune
 from fakeapi.server import hooks, txn  # (txn: request atomicity, issue 24)
 from fakeapi.server.clock import Clock
-from fakeapi.server.decoding import check_go_meta, check_meta_types
+from fakeapi.server.decoding import check_go_body, check_go_meta, check_meta_types
 from fakeapi.server.faults import ControllerCrash, FaultSet
 from fakeapi.server.store import FIELD_NAME, FIELD_NAMESPACE, Entry, Store, Table, object_key
 from fakeapi.server.store import same_meta as _store_same_meta
@@ -326,6 +326,7 @@ class Pipeline:
 
     def _decode(self, kind: Kind, obj: dict[str, Any], field_validation: str, *, copy: bool = True,
                 shared: bool = False, base: dict[str, Any] | None = None, go_meta: bool = False,
+                go_body: bool = False,
                 strict_error: Callable[[str], ApiError] = errors.bad_request) -> dict[str, Any]:
         """Run the decode pipeline on a request body: numbers, pruning, nulls, defaults.
 
@@ -338,6 +339,11 @@ class Pipeline:
         ``go_encoded``): only ObjectMeta fields, each of its Go type, no nulls or empties, so the
         Go type check and the pruning walk would change nothing and are skipped (with
         ``FAKEAPI_CHECK_SNAPSHOTS=1`` that is checked: :func:`check_go_meta`).
+        ``go_body``: the rest of the body is what a Go client marshals from the kind's Go type (a
+        ``go_encoded`` create, the kubelet's status patch, with the stored object's parts): where the
+        schema has a node for everything that type holds (:meth:`CompiledSchema.prunes_nothing`), the
+        pipeline could change nothing, and a plain copy replaces its walk (with
+        ``FAKEAPI_CHECK_SNAPSHOTS=1`` the walk runs too and must agree: :func:`check_go_body`).
         ``strict_error`` builds the error for unknown fields under ``fieldValidation=Strict``
         (400 for a body; a patch's is 422, :func:`patch_invalid`).
         """
@@ -404,7 +410,10 @@ class Pipeline:
         if fused:
             prune_meta = not stored_meta and not go_meta and (
                 changed is None or metadata_could_prune(meta, bmeta, [k for k in changed if k in meta]))
-            obj, warnings = kind.compiled.prepare_copy(obj, meta, base=base, prune_metadata=prune_meta)
+            if go_body and not prune_meta and kind.compiled.prunes_nothing(obj, kind.go_type, base):
+                obj, warnings = self._go_body_copy(kind, obj, meta, base)
+            else:
+                obj, warnings = kind.compiled.prepare_copy(obj, meta, base=base, prune_metadata=prune_meta)
         else:
             warnings = kind.compiled.prepare(obj) if kind.compiled is not None else []
         if warnings:
@@ -414,6 +423,26 @@ class Pipeline:
                 self._warn(warnings)
         kind.strategy.default(obj, base)
         return obj
+
+    def _go_body_copy(self, kind: Kind, obj: dict[str, Any], meta: dict[str, Any],
+                      base: dict[str, Any] | None) -> tuple[dict[str, Any], list[str]]:
+        """The decode pipeline's copy of a Go-marshalled body the schema prunes nothing of (see :meth:`_decode`):
+        ``meta`` in the metadata's place, what ``obj`` shares with ``base`` kept, the rest copied (integral
+        floats made ints), no warnings."""
+        cp = _copy_json
+        out: dict[str, Any] = {}
+        for k, v in obj.items():
+            if k == "metadata":
+                out[k] = meta
+            elif type(v) in _PLAIN_SCALARS or (base is not None and v is base.get(k)):
+                out[k] = v
+            else:
+                out[k] = cp(v)
+        if "metadata" not in obj:
+            out["metadata"] = meta
+        if self.snapshot_guard is not None:
+            check_go_body(kind, obj, meta, base, out)
+        return out, []
 
     # ------------------------------------------------------------------ admit
 
