@@ -447,13 +447,14 @@ class Pipeline:
     # ------------------------------------------------------------------ admit
 
     def _admit(self, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None, subresource: str = "",
-               patch: bool = False, *, same_meta: bool = False) -> None:
+               patch: bool = False, *, same_meta: bool = False, same_body: bool | None = None) -> None:
         """Validate a write: ObjectMeta (create and update rules), the schema, the kind's own rules.
 
         On update, what the write shares with the stored object (the same metadata, the very
         same spec or status objects: see :meth:`_update_entry`) passed these checks when it
         was stored and is not checked again; as the real server's validation ratcheting lets
-        unchanged values through, nothing a client can observe changes.
+        unchanged values through, nothing a client can observe changes. ``same_body``: what
+        :func:`_same_body` says of ``obj`` and ``old``, when the caller knows it (None: worked out here).
         """
         meta = obj["metadata"]
         same_meta = old is not None and (same_meta or _store_same_meta(meta, old["metadata"]))
@@ -467,7 +468,7 @@ class Pipeline:
             self._warn(warnings)
             if old is not None:
                 causes += validate_object_meta_update(obj["metadata"], old["metadata"], subresource=subresource)
-        body_shared = old is not None and _same_body(obj, old)
+        body_shared = old is not None and (_same_body(obj, old) if same_body is None else same_body)
         if kind.compiled is not None and not body_shared:
             if subresource == "status":
                 causes += kind.compiled.validate_status(obj, old=old)
@@ -781,6 +782,15 @@ def _same_body(new: dict[str, Any], old: dict[str, Any]) -> bool:
 
 
 _ABSENT: Any = object()
+
+
+def same_status(new: dict[str, Any], old: dict[str, Any]) -> bool:
+    """:func:`_same_body` of a status write's object ``new`` (:func:`fakeapi.server.update._status_write`:
+    every key but metadata and status is ``old``'s own value): only the status is compared."""
+    v, w = new.get("status", _ABSENT), old.get("status", _ABSENT)
+    if v is _ABSENT or w is _ABSENT:
+        return v is w
+    return w is v or not (type(v) is dict or type(v) is list or type(w) is not type(v) or w != v)
 
 
 def _field_index_terms(fsel: Any, namespaced: bool) -> list[tuple[str, frozenset[str]]]:
