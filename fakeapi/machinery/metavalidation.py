@@ -208,9 +208,9 @@ def _annotation_key(key: str) -> tuple[str, ...]:
 
 # Whole sets of labels and annotations come back on every write of an object (and on its siblings'):
 # the sets found valid are remembered by their items (the last few thousand), and a set found among
-# them is not walked again. Only a valid set is remembered (its causes are none, whatever the stored set
-# was); a set with anything to report is walked every time. (An item equal to a valid one is the same
-# strings: a str equals only a str.)
+# them is not walked again. Only a valid set is remembered (its causes are none); a set with anything to
+# report is walked every time. (An item equal to a valid one is the same strings: a str equals only a
+# str.) On update the labels the write keeps are skipped anyway: the memo is for creates.
 _VALID_LABEL_SETS: dict[tuple[tuple[Any, Any], ...], None] = {}
 _VALID_ANNOTATION_SETS: dict[tuple[tuple[Any, Any], ...], None] = {}
 
@@ -306,13 +306,13 @@ def validate_labels(labels: Any, field: str = "metadata.labels", old: Any = None
     ``old``: stored labels (checked when stored) the write replaces: a label it keeps as it was has
     nothing to report (each label's causes depend on that label alone) and is not checked again.
     """
-    if type(labels) is not dict or not labels:
+    if type(labels) is not dict or not labels or old is not None:  # (an update: only its new labels are walked)
         return _label_causes(labels, field, old)
     key = _item_key(labels)
     if key is not None and key in _VALID_LABEL_SETS:
-        return []  # (a set of labels found valid before: nothing to report, whatever ``old``)
-    causes = _label_causes(labels, field, old)
-    if not causes and key is not None and old is None:  # (with ``old``, kept labels were skipped: not all seen)
+        return []  # (a set of labels found valid before: nothing to report)
+    causes = _label_causes(labels, field)
+    if not causes and key is not None:
         _remember(_VALID_LABEL_SETS, key)
     return causes
 
