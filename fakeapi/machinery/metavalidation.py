@@ -206,6 +206,31 @@ def _annotation_key(key: str) -> tuple[str, ...]:
     return _qualified_name(key.lower())
 
 
+# Whole sets of labels and annotations come back on every write of an object (and on its siblings'):
+# the sets found valid are remembered by their items (the last few thousand), and a set found among
+# them is not walked again. Only a valid set is remembered (its causes are none); a set with anything to
+# report is walked every time. (An item equal to a valid one is the same strings: a str equals only a
+# str.) On update the labels the write keeps are skipped anyway: the memo is for creates.
+_VALID_LABEL_SETS: dict[tuple[tuple[Any, Any], ...], None] = {}
+_VALID_ANNOTATION_SETS: dict[tuple[tuple[Any, Any], ...], None] = {}
+
+
+def _item_key(m: dict[str, Any]) -> tuple[tuple[Any, Any], ...] | None:
+    """The items of a map as a key of those memos, or None when a value cannot be one (unhashable)."""
+    key = tuple(m.items())
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _remember(memo: dict[tuple[tuple[Any, Any], ...], None], key: tuple[tuple[Any, Any], ...]) -> None:
+    if len(memo) >= _CACHE_SIZE:
+        memo.clear()
+    memo[key] = None
+
+
 def is_dns1123_label(value: str) -> list[str]:
     """``IsDNS1123Label``: ≤ 63, ``[a-z0-9]([-a-z0-9]*[a-z0-9])?``."""
     return list(_dns1123_label(value)) if type(value) is str else _is_dns1123_label(value)
@@ -281,6 +306,19 @@ def validate_labels(labels: Any, field: str = "metadata.labels", old: Any = None
     ``old``: stored labels (checked when stored) the write replaces: a label it keeps as it was has
     nothing to report (each label's causes depend on that label alone) and is not checked again.
     """
+    if type(labels) is not dict or not labels or old is not None:  # (an update: only its new labels are walked)
+        return _label_causes(labels, field, old)
+    key = _item_key(labels)
+    if key is not None and key in _VALID_LABEL_SETS:
+        return []  # (a set of labels found valid before: nothing to report)
+    causes = _label_causes(labels, field)
+    if not causes and key is not None:
+        _remember(_VALID_LABEL_SETS, key)
+    return causes
+
+
+def _label_causes(labels: Any, field: str = "metadata.labels", old: Any = None) -> list[Cause]:
+    """:func:`validate_labels`, label by label."""
     causes: list[Cause] = []
     if not _is_mapping(labels):
         return causes
@@ -341,6 +379,19 @@ def validate_label_selector(selector: Any, field: str, *, allow_invalid_label_va
 
 def validate_annotations(annotations: Any, field: str = "metadata.annotations") -> list[Cause]:
     """``ValidateAnnotations``: keys checked lower-cased; total size ≤ 256 KiB."""
+    if type(annotations) is not dict or not annotations:
+        return _annotation_causes(annotations, field)
+    key = _item_key(annotations)
+    if key is not None and key in _VALID_ANNOTATION_SETS:
+        return []  # (a set of annotations found valid before: nothing to report)
+    causes = _annotation_causes(annotations, field)
+    if not causes and key is not None:
+        _remember(_VALID_ANNOTATION_SETS, key)
+    return causes
+
+
+def _annotation_causes(annotations: Any, field: str = "metadata.annotations") -> list[Cause]:
+    """:func:`validate_annotations`, annotation by annotation."""
     causes: list[Cause] = []
     if not _is_mapping(annotations):
         return causes

@@ -30,6 +30,8 @@ from fakeapi.schema.formats import FMT_PREFIX, FORMAT_CHECKS, format_fn
 from fakeapi.schema.structural import (
     apply_defaults,
     drop_nulls,
+    go_body_fits,
+    go_body_plan,
     has_defaults,
     inline_builtin_root,
     run_pipeline,
@@ -228,6 +230,14 @@ class CompiledSchema:
         out, pruned = run_pipeline_copy(obj, self._prune_schema, metadata, normalize=normalize, base=base,
                                         prune_metadata=prune_metadata)
         return out, [f'unknown field "{p}"' for p in pruned]
+
+    def prunes_nothing(self, obj: dict[str, Any], go_type: Any, base: dict[str, Any] | None = None) -> bool:
+        """Would :meth:`prepare_copy` leave ``obj``, a body a Go client marshals from ``go_type``, as it is
+        (its metadata aside)? Built-in kinds only (:func:`~fakeapi.schema.structural.go_body_plan`);
+        ``base``: as for :meth:`prepare_copy`."""
+        if self.structural or go_type is None:
+            return False
+        return go_body_fits(obj, go_body_plan(self._prune_schema, go_type), base)
 
     @property
     def _defaults(self) -> bool:

@@ -603,6 +603,10 @@ def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], prese
     out: dict[str, Any] = {}
     for k, v in x.items():
         sub = props.get(k) if props is not None else None
+        tv = type(v)
+        if sub is not None and (tv is str or tv is int or tv is bool) and (metadata is _MISSING or k != "metadata"):
+            out[k] = v  # a known field's string, int or bool: kept as it is (the commonest case)
+            continue
         if embedded and k in _META_FIELDS:
             if k == "metadata" and metadata is not _MISSING:
                 v = metadata
@@ -621,7 +625,6 @@ def _run_copy(x: dict[str, Any], n: _Node, path: Chain, pruned: list[str], prese
             else:
                 out[k] = v if v is metadata or type(v) in _PLAIN else cp(v)
             continue
-        tv = type(v)
         if base is not None and (tv is dict or tv is list):
             b = base.get(k)
             if b is v:
@@ -715,3 +718,160 @@ def _defaults_node(x: Any, n: _Node) -> None:
                 v = x[i] = fast_copy(it.default)
             if type(v) is dict or type(v) is list:
                 _defaults_node(v, it)
+
+
+# --- what the pipeline leaves of a Go-marshalled body ---------------------------------------------
+#
+# A body a Go client marshals holds only its Go type's fields. Where the schema has a node for each of
+# them, at every depth, and no node drops a null or fills a default (a built-in kind's schema and Go
+# type come from one source), the pipeline prunes, drops and defaults nothing of such a body: its copy
+# is a plain copy. A few places the Go model keeps as free-form JSON while the schema types them (an
+# ObjectMeta's managedFields inside a Pod's ephemeral volume template) could still be pruned: the
+# plan made once per schema and type lists them, and a body that has something there is walked.
+
+#: The Go kinds (fakeapi.codec.gomodel.KINDS) whose JSON is a scalar (or null): never pruned.
+_GO_SCALARS = frozenset({"string", "int", "float", "bool", "time", "quantity", "intorstring"})
+
+
+class _Residual:
+    """What a body must be like at one place for the plain copy to equal the walk (see :func:`go_body_plan`):
+    ``fields`` (a struct's: key -> residual, or None: the key must be absent), ``items`` (every element
+    of a list), ``values`` (every value of a map), ``empty`` (no map or list with content: free-form)."""
+
+    __slots__ = ("empty", "fields", "items", "values")
+
+    def __init__(self, *, fields: dict[str, _Residual | None] | None = None, items: _Residual | None = None,
+                 values: _Residual | None = None, empty: bool = False) -> None:
+        self.fields = fields
+        self.items = items
+        self.values = values
+        self.empty = empty
+
+
+#: The plan of a free-form value the schema types: no content (a scalar, null or an empty map or list).
+_EMPTY = _Residual(empty=True)
+#: go_body_plan answers, by (id of the schema, id of the Go type), with both kept (their ids stay theirs).
+_GO_PLANS: dict[tuple[int, int], tuple[Schema, Any, Any]] = {}
+#: A plan: True (nothing to check), a _Residual, or None (the pipeline may change such bodies: walk them).
+GoBodyPlan = Any
+
+
+def go_body_plan(schema: Schema, go_type: Any) -> GoBodyPlan:
+    """When does :func:`run_pipeline` leave as it is an object a Go client marshals from ``go_type`` (a
+    :class:`fakeapi.codec.gomodel.GoType`), its ``metadata`` aside? True: always; a residual: when
+    :func:`go_body_fits` says so; None: the schema may prune, drop or default what the type holds.
+    Worked out once per schema and type."""
+    hit = _GO_PLANS.get((id(schema), id(go_type)))
+    if hit is not None and hit[0] is schema and hit[1] is go_type:
+        return hit[2]
+    root = _compile(schema)
+    plan: GoBodyPlan = None
+    if getattr(go_type, "kind", None) == "struct" and _plain_node(root) and all(
+            root.props is None or root.props.get(k) is None or _plain_node(root.props[k]) for k in _META_FIELDS):
+        fields = {name: f for name, f in go_type.fields.items() if name not in _META_FIELDS}
+        plan = _struct_plan(fields, root, root.preserve, {}, set())
+    _GO_PLANS[(id(schema), id(go_type))] = (schema, go_type, plan)
+    return plan
+
+
+def go_body_fits(obj: dict[str, Any], plan: GoBodyPlan, base: dict[str, Any] | None = None) -> bool:
+    """Is a Go-marshalled ``obj`` one the pipeline leaves as it is, by :func:`go_body_plan`'s ``plan``?
+    (``base``: an object the pipeline made, whose values ``obj`` shares are not looked at.)"""
+    if plan is True:
+        return True
+    if plan is None:
+        return False
+    if base is None:
+        return _fits(obj, plan)
+    fields = plan.fields
+    assert fields is not None
+    for k, sub in fields.items():
+        if k in obj:
+            v = obj[k]
+            if sub is None or (v is not base.get(k) and v is not None and not _fits(v, sub)):
+                return False
+    return True
+
+
+def _fits(v: Any, r: _Residual) -> bool:
+    if r.empty:
+        return not v or (type(v) is not dict and type(v) is not list)
+    if r.fields is not None:
+        if type(v) is not dict:
+            return False
+        for k, sub in r.fields.items():
+            if k in v:
+                x = v[k]
+                if sub is None or (x is not None and not _fits(x, sub)):
+                    return False
+        return True
+    inner = r.items if r.items is not None else r.values
+    assert inner is not None
+    if type(v) is list and r.items is not None:
+        return all(x is None or _fits(x, inner) for x in v)
+    if type(v) is dict and r.values is not None:
+        return all(x is None or _fits(x, inner) for x in v.values())
+    return False
+
+
+def _plain_node(n: _Node) -> bool:
+    """Does a node keep nulls and fill no default (every node of a built-in's inline schema)?"""
+    return n.nullable and not n.has_default and not n.defaulted
+
+
+def _field_node(n: _Node, name: str) -> _Node | None:
+    """The node a map's key ``name`` is walked with (None: none, the key is pruned unless preserved)."""
+    sub = n.props.get(name) if n.props is not None else None
+    return sub if sub is not None else n.ap
+
+
+def _struct_plan(fields: dict[str, Any], n: _Node, preserve: bool, memo: dict[tuple[int, int, bool], GoBodyPlan],
+                 stack: set[tuple[int, int, bool]]) -> GoBodyPlan:
+    out: dict[str, _Residual | None] = {}
+    for name, f in fields.items():
+        sub = _field_node(n, name)
+        if sub is None:
+            if not preserve:
+                out[name] = None  # (pruned wherever it is: it must be absent)
+            continue
+        r = _go_plan(f.type, sub, sub.preserve, memo, stack)
+        if r is None:
+            return None
+        if r is not True:
+            out[name] = r
+    return _Residual(fields=out) if out else True
+
+
+def _go_plan(t: Any, n: _Node, preserve: bool, memo: dict[tuple[int, int, bool], GoBodyPlan],
+             stack: set[tuple[int, int, bool]]) -> GoBodyPlan:
+    """The plan of a value of Go type ``t`` walked with node ``n`` (``preserve``: unknown keys kept there)."""
+    if not _plain_node(n) or n.embedded:
+        return None
+    key = (id(t), id(n), preserve)
+    if key in memo:
+        return memo[key]
+    if key in stack:
+        return None  # (a recursive type: not worked out, walked)
+    stack.add(key)
+    k = t.kind
+    plan: GoBodyPlan
+    if k in _GO_SCALARS:
+        plan = True
+    elif k == "struct":
+        plan = _struct_plan(t.fields, n, preserve, memo, stack)
+    elif k == "slice" and t.elem is not None:
+        r = _go_plan(t.elem, n.items, preserve or n.items.preserve, memo, stack)
+        plan = r if r is None or r is True else _Residual(items=r)
+    elif k == "map" and t.elem is not None and not n.props:
+        if n.ap is None:
+            plan = True if preserve else _EMPTY
+        else:
+            r = _go_plan(t.elem, n.ap, n.ap.preserve, memo, stack)
+            plan = r if r is None or r is True else _Residual(values=r)
+    elif k == "any":
+        plan = True if preserve else _EMPTY  # (free-form JSON: kept as it is only where unknown keys are)
+    else:  # (a union of JSONSchemaProps, a map the schema gives properties, a kind this does not know)
+        plan = None
+    stack.discard(key)
+    memo[key] = plan
+    return plan

@@ -62,7 +62,7 @@ class CreateVerb(Pipeline):
         # decode: the Go decoder's check, the schema's pruning, the strategy's defaults
         if not go_encoded:
             check_go_decodes(kind, body)
-        obj = self._decode(kind, body, field_validation, go_meta=go_encoded)
+        obj = self._decode(kind, body, field_validation, go_meta=go_encoded, go_body=go_encoded)
         meta = obj["metadata"]
         ns, rv_text = self._new_metadata(kind, meta, namespace, keep_creation_timestamp)
         # prepare: the strategy's PrepareForCreate, generation, name and uid, the strategy's BeginCreate

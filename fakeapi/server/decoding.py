@@ -15,8 +15,8 @@ from fakeapi.codec.gounmarshal import unmarshal_error
 from fakeapi.codec.snapshoterrors import NotGoEncoded
 from fakeapi.machinery import errors
 from fakeapi.machinery.errors import ApiError
+from fakeapi.machinery.jsonutil import freeze_json, json_copy
 from fakeapi.machinery.jsonutil import go_json_type as _json_type
-from fakeapi.machinery.jsonutil import json_copy
 from fakeapi.machinery.lazymodule import lazy_module
 from fakeapi.machinery.metavalidation import go_json, invalid
 from fakeapi.registry.kinds import Kind
@@ -207,6 +207,19 @@ def check_go_meta(kind: Kind, meta: dict[str, Any]) -> None:
         raise NotGoEncoded(f"go_encoded metadata of a {kind.kind} has a value of the wrong type: {e}") from e
     if probe != meta or metadata_could_prune(meta, None):
         raise NotGoEncoded(f"go_encoded metadata of a {kind.kind} is not as Go encodes it: {meta!r}")
+
+
+def check_go_body(kind: Kind, obj: dict[str, Any], meta: dict[str, Any], base: dict[str, Any] | None,
+                  copied: dict[str, Any]) -> None:
+    """Raise NotGoEncoded unless the decode walk makes of ``obj`` (``meta`` its metadata, ``base`` as for
+    the walk) what :meth:`APIServer._decode` made of a ``go_body`` with a plain copy, ``copied``, without
+    a warning (checked with ``FAKEAPI_CHECK_SNAPSHOTS=1``)."""
+    assert kind.compiled is not None
+    walked, warnings = kind.compiled.prepare_copy(obj, meta, base=base, prune_metadata=False)
+    a, b = freeze_json(walked), freeze_json(copied)
+    if warnings or (a != b if a is not None and b is not None else walked != copied):
+        raise NotGoEncoded(f"a go_encoded body of a {kind.kind} is not as Go encodes it: the decoder "
+                           f"would change it ({', '.join(warnings) or 'its values'})")
 
 
 #: The maps and lists of ObjectMeta a Go decoder leaves nil when empty (omitempty drops them).

@@ -159,7 +159,7 @@ class PatchVerb(UpdateVerb):
                     raise
             # every patch's result shares the untouched parts of the stored object (kept shared by the
             # decoder, which copies the rest: a JSON Patch's values are the caller's)
-            decoded = self._decode(k, result, field_validation, shared=True, base=current,
+            decoded = self._decode(k, result, field_validation, shared=True, base=current, go_body=go_encoded,
                                    strict_error=lambda message: patch_invalid(ptype, body, result, message))
             dmeta = decoded["metadata"]
             dmeta["name"] = name

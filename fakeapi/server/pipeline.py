@@ -19,7 +19,7 @@ import json
 import random
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -41,7 +41,7 @@ from fakeapi.registry.kinds import Kind, KindRegistry
 from fakeapi.schema.structural import metadata_could_prune
 from fakeapi.server import hooks, txn  # (txn: request atomicity, issue 24)
 from fakeapi.server.clock import Clock
-from fakeapi.server.decoding import check_go_meta, check_meta_types
+from fakeapi.server.decoding import check_go_body, check_go_meta, check_meta_types
 from fakeapi.server.faults import ControllerCrash, FaultSet
 from fakeapi.server.store import FIELD_NAME, FIELD_NAMESPACE, Entry, Store, Table, object_key
 from fakeapi.server.store import same_meta as _store_same_meta
@@ -92,7 +92,7 @@ class Write:
     obj: dict[str, Any] | None = None
     old: Entry | None = None
     delete: bool = False
-    extra: list[Callable[[], None]] = field(default_factory=list)
+    extra: tuple[Callable[[], None], ...] = ()
     #: The object is known to be as Go encodes it (a CRD installed from a checked template).
     go_checked: bool = False
 
@@ -210,18 +210,17 @@ class Pipeline:
     def _flush_notes(self, sp: txn.Savepoint) -> None:
         """Deliver the notifications the request held back (those of nested writes they cause included)."""
         notes = sp.journal.notes
-        i = 0
-        while i < len(notes):
-            etype, kind, obj, old = notes[i]
+        gc = self.gc
+        listeners = self._listeners
+        cond = self._cond
+        for etype, kind, obj, old in notes:  # (a list iterator: it reaches the notes appended meanwhile too)
             # (_deliver, inline: every write)
-            gc = self.gc
             if gc is not None:
                 gc.on_event(etype, kind, obj, old)
-            for fn in self._listeners:
+            for fn in listeners:
                 fn(etype, kind, obj, old)
-            if self._cond._waiters:  # type: ignore[attr-defined]  # (threads blocked in a watch: most runs have none)
-                self._cond.notify_all()
-            i += 1
+            if cond._waiters:  # type: ignore[attr-defined]  # (threads blocked in a watch: most runs have none)
+                cond.notify_all()
         notes.clear()
 
     def _record(self, verb: str, kind: Kind, namespace: str, name: str, subresource: str, actor: str,
@@ -327,6 +326,7 @@ class Pipeline:
 
     def _decode(self, kind: Kind, obj: dict[str, Any], field_validation: str, *, copy: bool = True,
                 shared: bool = False, base: dict[str, Any] | None = None, go_meta: bool = False,
+                go_body: bool = False,
                 strict_error: Callable[[str], ApiError] = errors.bad_request) -> dict[str, Any]:
         """Run the decode pipeline on a request body: numbers, pruning, nulls, defaults.
 
@@ -339,6 +339,11 @@ class Pipeline:
         ``go_encoded``): only ObjectMeta fields, each of its Go type, no nulls or empties, so the
         Go type check and the pruning walk would change nothing and are skipped (with
         ``FAKEAPI_CHECK_SNAPSHOTS=1`` that is checked: :func:`check_go_meta`).
+        ``go_body``: the rest of the body is what a Go client marshals from the kind's Go type (a
+        ``go_encoded`` create, the kubelet's status patch, with the stored object's parts): where the
+        schema has a node for everything that type holds (:meth:`CompiledSchema.prunes_nothing`), the
+        pipeline could change nothing, and a plain copy replaces its walk (with
+        ``FAKEAPI_CHECK_SNAPSHOTS=1`` the walk runs too and must agree: :func:`check_go_body`).
         ``strict_error`` builds the error for unknown fields under ``fieldValidation=Strict``
         (400 for a body; a patch's is 422, :func:`patch_invalid`).
         """
@@ -405,7 +410,10 @@ class Pipeline:
         if fused:
             prune_meta = not stored_meta and not go_meta and (
                 changed is None or metadata_could_prune(meta, bmeta, [k for k in changed if k in meta]))
-            obj, warnings = kind.compiled.prepare_copy(obj, meta, base=base, prune_metadata=prune_meta)
+            if go_body and not prune_meta and kind.compiled.prunes_nothing(obj, kind.go_type, base):
+                obj, warnings = self._go_body_copy(kind, obj, meta, base)
+            else:
+                obj, warnings = kind.compiled.prepare_copy(obj, meta, base=base, prune_metadata=prune_meta)
         else:
             warnings = kind.compiled.prepare(obj) if kind.compiled is not None else []
         if warnings:
@@ -416,16 +424,37 @@ class Pipeline:
         kind.strategy.default(obj, base)
         return obj
 
+    def _go_body_copy(self, kind: Kind, obj: dict[str, Any], meta: dict[str, Any],
+                      base: dict[str, Any] | None) -> tuple[dict[str, Any], list[str]]:
+        """The decode pipeline's copy of a Go-marshalled body the schema prunes nothing of (see :meth:`_decode`):
+        ``meta`` in the metadata's place, what ``obj`` shares with ``base`` kept, the rest copied (integral
+        floats made ints), no warnings."""
+        cp = _copy_json
+        out: dict[str, Any] = {}
+        for k, v in obj.items():
+            if k == "metadata":
+                out[k] = meta
+            elif type(v) in _PLAIN_SCALARS or (base is not None and v is base.get(k)):
+                out[k] = v
+            else:
+                out[k] = cp(v)
+        if "metadata" not in obj:
+            out["metadata"] = meta
+        if self.snapshot_guard is not None:
+            check_go_body(kind, obj, meta, base, out)
+        return out, []
+
     # ------------------------------------------------------------------ admit
 
     def _admit(self, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None, subresource: str = "",
-               patch: bool = False, *, same_meta: bool = False) -> None:
+               patch: bool = False, *, same_meta: bool = False, same_body: bool | None = None) -> None:
         """Validate a write: ObjectMeta (create and update rules), the schema, the kind's own rules.
 
         On update, what the write shares with the stored object (the same metadata, the very
         same spec or status objects: see :meth:`_update_entry`) passed these checks when it
         was stored and is not checked again; as the real server's validation ratcheting lets
-        unchanged values through, nothing a client can observe changes.
+        unchanged values through, nothing a client can observe changes. ``same_body``: what
+        :func:`_same_body` says of ``obj`` and ``old``, when the caller knows it (None: worked out here).
         """
         meta = obj["metadata"]
         same_meta = old is not None and (same_meta or _store_same_meta(meta, old["metadata"]))
@@ -439,7 +468,7 @@ class Pipeline:
             self._warn(warnings)
             if old is not None:
                 causes += validate_object_meta_update(obj["metadata"], old["metadata"], subresource=subresource)
-        body_shared = old is not None and _same_body(obj, old)
+        body_shared = old is not None and (_same_body(obj, old) if same_body is None else same_body)
         if kind.compiled is not None and not body_shared:
             if subresource == "status":
                 causes += kind.compiled.validate_status(obj, old=old)
@@ -505,17 +534,25 @@ class Pipeline:
         elif w.old is not None and w.old.managed is not None and meta.get("managedFields") is w.old.obj["metadata"].get(
                 "managedFields"):
             entry.managed = w.old.managed  # (a write that left them as they were: a binding, a deletion's start)
-        log = self._log(kind)
+        found = self._logs.get((kind.group, kind.plural))  # (_log, inline: every write)
+        log = found if found is not None else self._log(kind)
+        key = entry.key
         if sp is not None:  # (fakeapi.server.txn: how to undo this commit)
-            txn.record_commit(sp, self.store, table, entry.key, table.entries.get(entry.key), log,
-                              self._forget_decoded, entry.namespace, entry.name)
+            txn.record_commit(sp, self.store, table, key, table.entries.get(key), log, self._forget_decoded,
+                              entry.namespace, entry.name)
         old = self.store.put(table, entry)
         if self.snapshot_guard is not None:
-            self.snapshot_guard.stored(kind.plural, entry.key, obj,
+            self.snapshot_guard.stored(kind.plural, key, obj,
                                        kind.go_type if kind.stored_go_encoded and not w.go_checked else None)
-        etype = MODIFIED if old is not None else ADDED
-        log.append(Event(rv, etype, entry.namespace, obj, old.obj if old is not None else None))
-        self._notify(etype, kind, obj, old.obj if old is not None else None)
+        if old is not None:
+            etype, was = MODIFIED, old.obj
+        else:
+            etype, was = ADDED, None
+        log.append(Event(rv, etype, entry.namespace, obj, was))
+        if sp is not None:  # (_notify, inline: delivered once the request succeeds)
+            sp.journal.notes.append((etype, kind, obj, was))
+        else:
+            self._deliver(etype, kind, obj, was)
         for fn in w.extra:
             fn()
         return rv
@@ -745,6 +782,15 @@ def _same_body(new: dict[str, Any], old: dict[str, Any]) -> bool:
 
 
 _ABSENT: Any = object()
+
+
+def same_status(new: dict[str, Any], old: dict[str, Any]) -> bool:
+    """:func:`_same_body` of a status write's object ``new`` (:func:`fakeapi.server.update._status_write`:
+    every key but metadata and status is ``old``'s own value): only the status is compared."""
+    v, w = new.get("status", _ABSENT), old.get("status", _ABSENT)
+    if v is _ABSENT or w is _ABSENT:
+        return v is w
+    return w is v or not (type(v) is dict or type(v) is list or type(w) is not type(v) or w != v)
 
 
 def _field_index_terms(fsel: Any, namespaced: bool) -> list[tuple[str, frozenset[str]]]:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 
 #: A held notification: (event type, kind, object, old object).
 Note = tuple[str, "Kind", dict[str, Any], "dict[str, Any] | None"]
+
+#: How to undo one commit: the arguments of :func:`_undo_commit`.
+UndoStep = tuple[Any, ...]
 
 #: Words a :class:`JournaledRandom` may draw past its checkpoint before an outermost request takes a new one.
 CHECKPOINT_WORDS = 16384
@@ -104,8 +107,9 @@ class JournaledRandom(random.Random):
 class Journal:
     """The undo log of the outermost request in progress (see the module docstring)."""
 
-    undo: list[Callable[[], None]] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
+    #: The undo steps of the commits made so far (the arguments of :func:`_undo_commit`), oldest first.
+    undo: list[UndoStep]
+    notes: list[Note]
 
 
 @dataclass(slots=True)
@@ -134,10 +138,10 @@ def begin(journal: Journal | None, rv: int, resource_version: int, rng: random.R
     The kinds and tables are kept when a change to them is near (:func:`save_registry`). The
     generator's position is marked (:class:`JournaledRandom`) where it can be, else its state kept.
     """
-    outermost = journal is None
-    j = Journal() if journal is None else journal
-    state = rng.mark(outermost) if type(rng) is JournaledRandom else rng.getstate()
-    return Savepoint(j, outermost, rv, resource_version, state, len(j.undo), len(j.notes), None, parent)
+    state = rng.mark(journal is None) if type(rng) is JournaledRandom else rng.getstate()
+    if journal is None:  # (the outermost request: a new journal, nothing in it yet)
+        return Savepoint(Journal([], []), True, rv, resource_version, state, 0, 0, None, parent)
+    return Savepoint(journal, False, rv, resource_version, state, len(journal.undo), len(journal.notes), None, parent)
 
 
 def save_registry(sp: Savepoint | None, kinds: KindRegistry, store: Store) -> None:
@@ -156,26 +160,32 @@ def record_commit(sp: Savepoint, store: Store, table: Table, key: str, prior: En
                   forget: Callable[[str, str, str, str], None], namespace: str, name: str) -> None:
     """A commit is about to store (or remove) the entry at ``key`` (``prior``: what is there, None: nothing)
     and append an event to ``log``: one undo step puts back the log (its events too when the append will
-    trim), then the entry, then drops the object's decoded form (``forget(group, plural, namespace, name)``)."""
-    n, offset, trimmed = len(log.events), log.offset, log.trimmed_rv
+    trim), then the entry, then drops the object's decoded form (``forget(group, plural, namespace, name)``).
+
+    The step is kept as its arguments (a tuple, :func:`_undo_commit` runs it): cheaper to make than a closure,
+    and most steps are never run."""
+    events = log.events
+    n = len(events)
     # (EventLog.append trims once the excess passes history // 4 + 16: keep the events it may drop)
-    trims = n + 1 - log.history > log.history // 4 + 16
-    kept = list(log.events) if trims else None
-    group, plural = table.group, table.plural
+    kept = list(events) if n + 1 - log.history > log.history // 4 + 16 else None
+    sp.journal.undo.append((store, table, key, prior, log, n, log.offset, log.trimmed_rv, kept, forget, namespace,
+                            name))
 
-    def undo() -> None:
-        if kept is not None:
-            log.events[:] = kept
-        else:
-            del log.events[n:]
-        log.offset, log.trimmed_rv = offset, trimmed
-        if prior is None:
-            store.remove(table, key)
-        else:
-            store.put(table, prior)
-        forget(group, plural, namespace, name)
 
-    sp.journal.undo.append(undo)
+def _undo_commit(store: Store, table: Table, key: str, prior: Entry | None, log: EventLog, n: int, offset: int,
+                 trimmed: int, kept: list[Any] | None, forget: Callable[[str, str, str, str], None], namespace: str,
+                 name: str) -> None:
+    """Undo one commit (the step :func:`record_commit` kept): the log, then the entry, then the decoded form."""
+    if kept is not None:
+        log.events[:] = kept
+    else:
+        del log.events[n:]
+    log.offset, log.trimmed_rv = offset, trimmed
+    if prior is None:
+        store.remove(table, key)
+    else:
+        store.put(table, prior)
+    forget(table.group, table.plural, namespace, name)
 
 
 def rollback(sp: Savepoint, kinds: KindRegistry, store: Store) -> None:
@@ -186,7 +196,7 @@ def rollback(sp: Savepoint, kinds: KindRegistry, store: Store) -> None:
         store.tables.clear()
         store.tables.update(tables)
     while len(j.undo) > sp.undo_len:
-        j.undo.pop()()
+        _undo_commit(*j.undo.pop())
     del j.notes[sp.notes_len:]
     if sp.registry is not None:
         kinds._by_gvk.clear()

@@ -15,7 +15,7 @@ from fakeapi.machinery.errors import Cause
 from fakeapi.registry.kinds import Kind
 from fakeapi.server.create import CreateVerb
 from fakeapi.server.decoding import check_go_decodes
-from fakeapi.server.pipeline import Outcome, Write, is_typed, mapping, registry_key
+from fakeapi.server.pipeline import Outcome, Write, is_typed, mapping, registry_key, same_status
 from fakeapi.server.store import Entry, body_differs, meta_differs
 from fakeapi.server.unchanged import share_unchanged
 
@@ -132,7 +132,8 @@ class UpdateVerb(CreateVerb):
         if sub != "status":
             strategy.begin_update(self, new, old)
         # admit (a status write keeps the stored metadata, resourceVersion aside: nothing there to check)
-        self._admit(kind, new, old, sub, patch, same_meta=sub == "status")
+        self._admit(kind, new, old, sub, patch, same_meta=sub == "status",
+                    same_body=same_status(new, old) if sub == "status" else None)
         # encode
         new = self._encode(kind, new, base=old)
         if sub != "status" and (kind.stored_go_encoded or is_typed(kind)):
