@@ -93,14 +93,17 @@ def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: Typ
         # paths of the last applied set, which the new one holds, with every item and named field
         # above them (ToFieldSet, EnsureNamedFieldsAreMembers): all of it is owned, so all comes back)
         merged = _prune(merged, managers, last.fields, t)
-    changed, removed = changes(live, merged, t)
-    changed, removed = _strip(changed, ignored), _strip(removed, ignored)
     conflicts: list[tuple[ManagerEntry, tuple[str, ...]]] = []
     out: Managed = {}
+    changed: FieldSet | None = None
+    removed: FieldSet = fp.EMPTY
     for key, e in managers.items():
         if key == my_key:
             out[key] = e
             continue
+        if changed is None:  # (what the merge changed, walked once: only other managers' entries need it)
+            changed, removed = changes(live, merged, t)
+            changed, removed = _strip(changed, ignored), _strip(removed, ignored)
         c = fp.intersection(e.fields, changed)
         s = e.fields
         if c:
