@@ -25,9 +25,10 @@ from fakeapi.server.store import Entry
 from fakeapi.server.update import UpdateVerb
 
 if TYPE_CHECKING:
-    from fakeapi.machinery import serverapply
-else:  # (imported on a server's first apply: one that never applies never compiles it; issue 22)
+    from fakeapi.machinery import serverapply, typedapply
+else:  # (imported on a server's first apply: one that never applies never compiles them; issue 22)
     serverapply = lazy_module(__name__, "fakeapi.machinery.serverapply")
+    typedapply = lazy_module(__name__, "fakeapi.machinery.typedapply")
 
 PATCH_TYPES = {
     "json": "json",
@@ -241,11 +242,29 @@ class PatchVerb(UpdateVerb):
         # stored object decodes: only the rest is walked)
         check_go_decodes(k, merged, base=live)
         decoded = self._decode(k, merged, field_validation, shared=True, base=live)
+        if live is e.obj:
+            share_decoded_as_stored(decoded, live)
         dmeta = decoded["metadata"]
         dmeta["name"] = name
         if k.namespaced:
             dmeta["namespace"] = self._namespace_for(k, dmeta.get("namespace"), ns)
         return self._update_entry(k, e, decoded, sub, dry_run, patch=True, manager=manager, applied=applied.managed)
+
+
+def share_decoded_as_stored(decoded: dict[str, Any], stored: dict[str, Any]) -> None:
+    """Make each top-level map or list (metadata aside) of an applied object that decoded to the very JSON
+    the stored object holds there the stored value itself.
+
+    A configuration that leaves out what the server defaulted (a port's protocol) merges to a new value
+    that its defaults make the stored one again: shared, the update pipeline sees at once what a merge
+    patch that left the field alone shows it (the write keeps that value, checked when it was stored:
+    not validated again), and stores the same object either way.
+    """
+    for key, value in decoded.items():
+        was = stored.get(key)
+        if (was is not value and key != "metadata" and (type(value) is dict or type(value) is list)
+                and type(was) is type(value) and was == value and typedapply.same_json(was, value)):
+            decoded[key] = was
 
 
 def _too_large(obj: dict[str, Any]) -> bool:
