@@ -10,13 +10,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Callable
 from typing import Any
 
 import orjson
 import pytest
-from support import WIDGET_AV, make_api
+from support import WIDGET_AV, make_api, one_value_mutations
 
 from fakeapi.machinery import serverapply
 from fakeapi.machinery.errors import ApiError
@@ -182,3 +183,129 @@ def test_a_sole_applier_does_not_walk_the_comparison(monkeypatch: pytest.MonkeyP
     with pytest.raises(ApiError) as err:
         _apply(api, {**cm, "data": {"a": "3", "b": "z"}})
     assert err.value.code == 409 and calls == [1, 1]
+
+
+# --- the typed walks' shortcuts against their references ------------------------------------
+
+_STAND_INS: tuple[Any, ...] = ("x", "", 1, 1.5, True, None, {}, [], {"k": "v"}, {"k": 1}, ["a"])
+
+
+def _configs() -> list[dict[str, Any]]:
+    """Applied Namespaces and ConfigMaps, each with one value changed in turn (types and shapes included)."""
+    ns = {"apiVersion": "v1", "kind": "Namespace",
+          "metadata": {"name": "n1", "labels": {"a": "1", "b": "2"}, "annotations": {"x": "y"}}}
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": NS, "labels": {"a": "1"},
+                                                                "finalizers": ["f"]}, "data": {"k": "v"}}
+    out = [ns, cm]
+    for base in (ns, cm):
+        out += [m for m in one_value_mutations(base, _STAND_INS) if m.get("kind") == base["kind"]
+                and m.get("apiVersion") == "v1"]
+    return out
+
+
+def _typed(config: dict[str, Any]) -> tuple[APIServer, Any, dict[str, Any]]:
+    """A server holding ``config``'s object as applied (or created bare when the apply fails), its root
+    type, and the stored object."""
+    from fakeapi.machinery.typedfields import root_type
+
+    api = APIServer()
+    kind = config["kind"]
+    ns = NS if kind != "Namespace" else None
+    if ns:
+        api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
+    name = "n1" if kind == "Namespace" else "c"
+    try:
+        api.patch(kind, name, copy.deepcopy(config), namespace=ns, patch_type="apply", field_manager="m")
+    except ApiError:
+        api.create({"apiVersion": "v1", "kind": kind, "metadata": {"name": name, "namespace": ns, "labels": {"z": "1"}}})
+    k = api.resolve_kind(kind)
+    return api, root_type(k.schema), api._table(k).get(ns or "", name).obj
+
+
+def _json(value: Any) -> bytes:
+    return orjson.dumps(value)  # (key order included)
+
+
+def test_field_sets_with_the_memo_answer_as_the_walk() -> None:
+    """``to_field_set`` with an apply memo (metadata by shape, twice: a miss, then a hit) answers as
+    without one: the same set in the same order, or the same error."""
+    from fakeapi.machinery import typedapply
+    from fakeapi.machinery.typedfields import ApplyMemo, TypedError, root_type
+
+    api = APIServer()
+    memo = ApplyMemo()
+    checked = 0
+    for config in _configs():
+        t = root_type(api.resolve_kind(config["kind"]).schema)
+        for closed in (True, False):
+            try:
+                want: Any = _json(typedapply.to_field_set(config, t, closed=closed))
+            except TypedError as e:
+                want = str(e)
+            for _ in range(2):
+                try:
+                    got: Any = _json(typedapply.to_field_set(config, t, closed=closed, memo=memo))
+                except TypedError as e:
+                    got = str(e)
+                assert got == want, config
+                checked += 1
+    assert checked > 200
+
+
+def test_merges_with_the_shortcuts_answer_as_the_unchecked_merge() -> None:
+    """``merge(checked=True)`` with its memo (equal or leaf children taken without a call) builds what
+    the plain merge builds, sharing the live object exactly when it does."""
+    from fakeapi.machinery import typedapply
+    from fakeapi.machinery.typedfields import ApplyMemo, TypedError
+
+    memo = ApplyMemo()
+    merged = 0
+    configs = _configs()
+    for live_config in configs[:2] + configs[2::7]:
+        _, t, live = _typed(live_config)
+        for config in configs[:40]:
+            if config["kind"] != live["kind"]:
+                continue
+            try:
+                typedapply.to_field_set(config, t, closed=True)
+            except TypedError:
+                continue  # (merge(checked=True) is only called on a configuration that types)
+            want = typedapply.merge(live, config, t)
+            for _ in range(2):
+                got = typedapply.merge(live, config, t, checked=True, memo=memo)
+                assert _json(got) == _json(want) and (got is live) == (want is live), config
+                merged += 1
+    assert merged > 50
+
+
+def test_stripping_an_applied_set_answers_as_the_set_operations() -> None:
+    """``_strip`` (one pass, metadata nodes remembered by identity) answers as ``difference`` with
+    STRIPPED, then ``recursive_difference`` with the reset fields (for a set that may hold one of them),
+    on every set of the configurations above and on sets that hold the stripped paths as members with
+    children."""
+    from fakeapi.machinery import fieldmanager, typedapply
+    from fakeapi.machinery import fieldpath as fp
+    from fakeapi.machinery.typedfields import TypedError, root_type
+
+    api = APIServer()
+    sets: list[Any] = [
+        {"f:apiVersion": {".": {}, "f:x": {}}, "f:kind": {".": {}}, "f:metadata": {".": {}, "f:name": {}}},
+        {"f:metadata": {}, "f:spec": {"f:a": {}}, "f:status": {"f:b": {}}},
+        {"f:metadata": {"f:labels": {"f:a": {}}, "f:uid": {".": {}, "f:q": {}}}, "f:status": {}},
+        {"f:spec": {}, "f:data": {"f:k": {}}},
+    ]
+    for config in _configs():
+        with contextlib.suppress(TypedError):
+            sets.append(typedapply.to_field_set(config, root_type(api.resolve_kind(config["kind"]).schema),
+                                                closed=True))
+    for s in sets:
+        for ignored in (fp.EMPTY, fieldmanager._MAIN_RESET, fieldmanager._STATUS_RESET):
+            want = s
+            meta = s.get("f:metadata")
+            if ("f:apiVersion" in s or "f:kind" in s or (meta is not None and (not meta or fp.MEMBER in meta))
+                    or any(k in s for k in ignored)):  # (what can hold a stripped path: the rest is kept as it is)
+                want = fp.difference(s, fieldmanager.STRIPPED)
+                if ignored:
+                    want = fp.recursive_difference(want, ignored)
+            for _ in range(2):
+                assert _json(fieldmanager._strip(s, ignored)) == _json(want), (s, ignored)
