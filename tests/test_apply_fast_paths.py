@@ -114,7 +114,7 @@ def _run(script: Script, *, share: bool, monkeypatch: pytest.MonkeyPatch) -> lis
     """Every answer of ``script`` (with its code and warnings), then the final store, as JSON."""
     with monkeypatch.context() as m:
         if not share:
-            m.setattr(patchmod, "share_decoded_as_stored", lambda decoded, stored: None)
+            m.setattr(patchmod, "share_decoded_as_stored", lambda decoded, stored, config: None)
         api = make_api()
         out: list[str] = []
         real = api.patch

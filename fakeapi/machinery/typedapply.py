@@ -65,6 +65,11 @@ def to_field_set(obj: Any, t: TypeNode, *, closed: bool = False, memo: ApplyMemo
         out = {}
         for key, val in obj.items():
             mkey: tuple[int, bool, str, bytes | tuple[Any, ...]] | None = None
+            if type(val) is str:
+                ct, declared = t.child(key)
+                if declared and ct.leaf and ct.scalar == "string":  # (apiVersion, kind: what _to_set_field
+                    out["f:" + key] = fp.EMPTY                      # answers, a member, without the call)
+                    continue
             if key == "metadata":
                 shape = _flat_shape(val) if type(val) is dict else None
                 if shape is not None:
@@ -377,7 +382,8 @@ def _merge_checked(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple
         return lv
     if lv_t is not None and lv_t is not type(rv):
         return rv
-    if _leaf_here(t, lv, rv):
+    if (not (lv_t is dict and lv) and not (type(rv) is dict and rv) if t.shape == MAP
+            else not (lv_t is list and lv) and not (type(rv) is list and rv)):  # (_leaf_here, ``t`` not a leaf)
         return rv
     return _merge_node(lv, rv, t, path, errors, _merge_checked)
 
@@ -404,7 +410,10 @@ def _merge_node(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple[st
                     same = False
                 out[key] = rk
                 continue
-            v = step(lk, rk, ct, (path, "f:" + key), errors)
+            if checked and tk is dict and type(rk) is dict and ct.shape == MAP and not ct.props and ct.item().leaf:
+                v = _merge_leaf_map(lk, rk)  # (labels, annotations: what _merge_checked answers, in one loop)
+            else:
+                v = step(lk, rk, ct, (path, "f:" + key), errors)
             if v is not lk:
                 same = False
             if v is not MISSING:
@@ -421,6 +430,26 @@ def _merge_node(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple[st
     if lhs is lv and len(items) == len(lhs) and all(a is b for a, b in zip(items, lhs)):
         return lv
     return items
+
+
+def _merge_leaf_map(lm: dict[str, Any], rm: dict[str, Any]) -> dict[str, Any]:
+    """:func:`_merge_checked` of two maps of a type whose every value is a leaf (no declared field):
+    the configuration's values win but where they are the live ones' JSON; ``lm`` itself then."""
+    out = dict(lm)  # (the live keys first, then the configuration's others)
+    same = True
+    for key, rk in rm.items():
+        lk = lm.get(key, MISSING)
+        if lk is MISSING:
+            out[key] = rk
+            same = False
+            continue
+        tk = type(lk)
+        if tk is type(rk) and lk == rk and ((tk is not dict and tk is not list) or same_json(lk, rk)):
+            continue
+        out[key] = rk
+        if rk is not lk:
+            same = False
+    return lm if same else out
 
 
 def same_json(a: Any, b: Any) -> bool:

@@ -243,7 +243,7 @@ class PatchVerb(UpdateVerb):
         check_go_decodes(k, merged, base=live)
         decoded = self._decode(k, merged, field_validation, shared=True, base=live)
         if live is e.obj:
-            share_decoded_as_stored(decoded, live)
+            share_decoded_as_stored(decoded, live, config)
         dmeta = decoded["metadata"]
         dmeta["name"] = name
         if k.namespaced:
@@ -251,19 +251,22 @@ class PatchVerb(UpdateVerb):
         return self._update_entry(k, e, decoded, sub, dry_run, patch=True, manager=manager, applied=applied.managed)
 
 
-def share_decoded_as_stored(decoded: dict[str, Any], stored: dict[str, Any]) -> None:
+def share_decoded_as_stored(decoded: dict[str, Any], stored: dict[str, Any], config: dict[str, Any]) -> None:
     """Make each top-level map or list (metadata aside) of an applied object that decoded to the very JSON
-    the stored object holds there the stored value itself.
+    the stored object holds there the stored value itself. Only the fields of the configuration are looked
+    at: the merge leaves the others as stored (the very values, kept shared by the decoder).
 
     A configuration that leaves out what the server defaulted (a port's protocol) merges to a new value
     that its defaults make the stored one again: shared, the update pipeline sees at once what a merge
     patch that left the field alone shows it (the write keeps that value, checked when it was stored:
     not validated again), and stores the same object either way.
     """
-    for key, value in decoded.items():
+    for key in config:
+        value = decoded.get(key)
+        if (type(value) is not dict and type(value) is not list) or key == "metadata":
+            continue
         was = stored.get(key)
-        if (was is not value and key != "metadata" and (type(value) is dict or type(value) is list)
-                and type(was) is type(value) and was == value and typedapply.same_json(was, value)):
+        if was is not value and type(was) is type(value) and was == value and typedapply.same_json(was, value):
             decoded[key] = was
 
 
