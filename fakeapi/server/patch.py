@@ -88,7 +88,6 @@ class PatchVerb(UpdateVerb):
         ptype = PATCH_TYPES.get(patch_type, "")
 
         def run() -> Outcome:
-            patches = patches_module()
             if k.namespaced and not ns:
                 raise errors.resource_not_found()
             accepted = BUILTIN_PATCH_MEDIA if k.builtin else CR_PATCH_MEDIA
@@ -109,6 +108,7 @@ class PatchVerb(UpdateVerb):
                                    dry_run)
             if e is None:
                 raise errors.not_found(k.group, k.plural, name)
+            patches = patches_module()  # (not an apply's)
             body = patch
             if isinstance(body, (bytes, str)):
                 try:
