@@ -395,6 +395,7 @@ def _merge_node(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple[st
         out: dict[str, Any] = {}
         same = type(lv) is dict
         checked = step is _merge_checked
+        v: Any  # (any JSON value: a compiled build checks a variable's type on each assignment)
         for key, lk in lm.items():  # (the live keys first, then the config's others)
             rk = rv.get(key, MISSING)
             if rk is MISSING:
