@@ -181,13 +181,71 @@ def compare_type(schema: Any, subresource: str, status_subresource: bool) -> Typ
 
 
 def _strip(s: FieldSet, ignored: FieldSet) -> FieldSet:
+    """An applied set without what no manager owns (``fp.difference(s, STRIPPED)``) and the fields the
+    subresource resets (``fp.recursive_difference(s, ignored)``), in one pass (apply's)."""
     meta = s.get("f:metadata")
-    if ("f:apiVersion" in s or "f:kind" in s or (meta is not None and (not meta or fp.MEMBER in meta))
-            or any(k in s for k in ignored)):
-        s = fp.difference(s, STRIPPED)
-        if ignored:
-            s = fp.recursive_difference(s, ignored)
-    return s
+    if not ("f:apiVersion" in s or "f:kind" in s or (meta is not None and (not meta or fp.MEMBER in meta))
+            or not s.keys().isdisjoint(ignored)):
+        return s
+    if ignored is not fp.EMPTY and ignored is not _MAIN_RESET and ignored is not _STATUS_RESET:
+        return fp.recursive_difference(fp.difference(s, STRIPPED), ignored)
+    out: FieldSet = {}
+    for k, v in s.items():
+        if k in ignored:
+            continue  # (a reset field is a member only: it goes with all under it)
+        if k in _STRIPPED_ROOT:
+            if not v:
+                continue
+            if fp.MEMBER in v:
+                v = {e: x for e, x in v.items() if e != fp.MEMBER}
+                if not v:
+                    continue
+        elif k == "f:metadata":
+            if not v:
+                continue  # (STRIPPED's metadata node is a member)
+            hit = _STRIPPED_METAS.get(id(v))
+            if hit is not None and hit[0] is v:
+                v = hit[1]
+            else:
+                n = _without_members(v, _STRIPPED_META)
+                if len(_STRIPPED_METAS) >= 256:
+                    del _STRIPPED_METAS[next(iter(_STRIPPED_METAS))]
+                _STRIPPED_METAS[id(v)] = (v, n)  # (kept alive with its id: a set is never changed)
+                v = n
+            if not v:
+                continue
+        out[k] = v
+    return out
+
+
+#: The metadata nodes :func:`_strip` met, by identity, and each stripped: an apply memo shares one node
+#: between the configurations of one shape (see :func:`fakeapi.machinery.typedapply.to_field_set`).
+_STRIPPED_METAS: dict[int, tuple[FieldSet, FieldSet]] = {}
+
+
+_STRIPPED_ROOT = frozenset(k for k in STRIPPED if k != "f:metadata")
+_STRIPPED_META = frozenset(STRIPPED["f:metadata"])
+
+
+def _without_members(a: FieldSet, members: frozenset[str]) -> FieldSet:
+    """``fp.difference(a, {m: {} for m in members})``: each of these elements no longer a member
+    (gone when nothing lies under it); ``a`` itself when none is."""
+    out: FieldSet | None = None
+    for k in a.keys() & members:
+        va = a[k]
+        if not va:
+            n: FieldSet | None = None
+        elif fp.MEMBER in va:
+            n = {e: v for e, v in va.items() if e != fp.MEMBER} or None
+        else:
+            continue
+        if out is None:
+            out = dict(a)
+        if n is None:
+            del out[k]
+        else:
+            out[k] = n
+    return a if out is None else out
 
 
 

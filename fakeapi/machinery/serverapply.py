@@ -84,23 +84,37 @@ def apply(managed: Managed, live: dict[str, Any], config: dict[str, Any], t: Typ
     merged = typedapply.merge(live, config, t, checked=True, memo=memo)  # (config walked by to_field_set just above)
     my_key = (manager, APPLY, "", subresource)  # (ManagerEntry.key of an applier: no apiVersion)
     last = managed.get(my_key)
-    me = ManagerEntry(manager, APPLY, api_version, config_set, None if last is None else last.time, subresource)
-    managers: Managed = {k: e for k, e in managed.items() if k != my_key}
-    managers[my_key] = me
+    sole = len(managed) == (0 if last is None else 1)  # (no other manager: nothing to compare, conflict or share)
     if last is not None and last.fields and (eager_prune or (last.fields != config_set  # (the usual re-apply)
                                                              and fp.difference(last.fields, config_set))):
         # (a re-apply of the same fields or more prunes nothing: what prune first removes lies under
         # paths of the last applied set, which the new one holds, with every item and named field
         # above them (ToFieldSet, EnsureNamedFieldsAreMembers): all of it is owned, so all comes back)
-        merged = _prune(merged, managers, last.fields, t)
-    changed, removed = changes(live, merged, t)
-    changed, removed = _strip(changed, ignored), _strip(removed, ignored)
+        owners = {k: e for k, e in managed.items() if k != my_key}
+        owners[my_key] = ManagerEntry(manager, APPLY, api_version, config_set, last.time, subresource)
+        merged = _prune(merged, owners, last.fields, t)
+    if sole:  # (what the loop below answers for the applier's entry alone)
+        differs = merged != live
+        if not config_set:
+            return Applied(merged, {}, differs)
+        return Applied(merged, {my_key: ManagerEntry(manager, APPLY, api_version, config_set,
+                                                     now if differs else None if last is None else last.time,
+                                                     subresource)},
+                       differs)
+    me = ManagerEntry(manager, APPLY, api_version, config_set, None if last is None else last.time, subresource)
+    managers: Managed = {k: e for k, e in managed.items() if k != my_key}
+    managers[my_key] = me
     conflicts: list[tuple[ManagerEntry, tuple[str, ...]]] = []
     out: Managed = {}
+    changed: FieldSet | None = None
+    removed: FieldSet = fp.EMPTY
     for key, e in managers.items():
         if key == my_key:
             out[key] = e
             continue
+        if changed is None:  # (what the merge changed, walked once: only other managers' entries need it)
+            changed, removed = changes(live, merged, t)
+            changed, removed = _strip(changed, ignored), _strip(removed, ignored)
         c = fp.intersection(e.fields, changed)
         s = e.fields
         if c:

@@ -55,7 +55,8 @@ def to_field_set(obj: Any, t: TypeNode, *, closed: bool = False, memo: ApplyMemo
 
     ``closed``: a key a struct does not declare is an error (``field not declared in schema``), as
     for the Go types of built-in kinds; otherwise it is read as deduced (custom resources are pruned).
-    ``memo``: the sets of top-level fields but metadata, by content (a configuration applied again).
+    ``memo``: the sets of top-level fields by content (a configuration applied again), metadata's by its
+    shape when it holds only strings and maps of them (:func:`_flat_shape`: labels' values change).
     """
     errors: list[tuple[str, str]] = []
     if memo is None or type(obj) is not dict or t.shape != MAP or t.leaf:
@@ -63,16 +64,26 @@ def to_field_set(obj: Any, t: TypeNode, *, closed: bool = False, memo: ApplyMemo
     else:
         out = {}
         for key, val in obj.items():
-            mkey: tuple[int, bool, str, bytes] | None = None
-            if key != "metadata" and (type(val) is dict or type(val) is list):
+            mkey: tuple[int, bool, str, bytes | tuple[Any, ...]] | None = None
+            if type(val) is str:
+                ct, declared = t.child(key)
+                if declared and ct.leaf and ct.scalar == "string":  # (apiVersion, kind: what _to_set_field
+                    out["f:" + key] = fp.EMPTY                      # answers, a member, without the call)
+                    continue
+            if key == "metadata":
+                shape = _flat_shape(val) if type(val) is dict else None
+                if shape is not None:
+                    mkey = (id(t), closed, key, shape)
+            elif type(val) is dict or type(val) is list:
                 content = _content(val)
                 if content is not None:
                     mkey = (id(t), closed, key, content)
-                    hit = memo.sets.get(mkey)
-                    if hit is not None:
-                        if hit is not _NO_NODE:
-                            out["f:" + key] = hit
-                        continue
+            if mkey is not None:
+                hit = memo.sets.get(mkey)
+                if hit is not None:
+                    if hit is not _NO_NODE:
+                        out["f:" + key] = hit
+                    continue
             before = len(errors)
             node = _to_set_field(key, val, t, (), errors, closed)
             if node is not None:
@@ -88,6 +99,26 @@ def to_field_set(obj: Any, t: TypeNode, *, closed: bool = False, memo: ApplyMemo
 
 #: A memo's record of a field with no node in the set.
 _NO_NODE: FieldSet = {"": {}}
+_STR_ONLY = frozenset({str})
+
+
+def _flat_shape(v: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The keys of a map whose values are strings or maps of strings (metadata's name, labels,
+    annotations), nested as they are; None for any other map.
+
+    All a walk of such a map reads besides its keys is the type of each value (only an error's
+    message shows a value, and an error is never memoised): its set is the same for the same shape.
+    """
+    shape: list[Any] = []
+    for key, val in v.items():
+        tv = type(val)
+        if tv is str:
+            shape.append(key)
+        elif tv is dict and _STR_ONLY.issuperset(map(type, val.values())):
+            shape.append((key, tuple(val)))
+        else:
+            return None
+    return tuple(shape)
 
 
 _STR_OR_NULL = frozenset({str, type(None)})
@@ -252,10 +283,6 @@ def _split_changed(changed: FieldSet, old: Any, t: TypeNode) -> tuple[FieldSet, 
     return added, modified
 
 
-def _union_keys(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
-    return [*a, *(k for k in b if k not in a)]
-
-
 # --- Merge ----------------------------------------------------------------------------
 
 
@@ -287,12 +314,13 @@ def _merge_root(lv: dict[str, Any], rv: dict[str, Any], t: TypeNode, errors: lis
         return lv
     out: dict[str, Any] = {}
     same = True
-    for key in _union_keys(lv, rv):
-        lk = lv.get(key, MISSING)
+    for key, lk in lv.items():  # (the live keys first, then the configuration's others)
         rk = rv.get(key, MISSING)
+        if rk is MISSING or (type(lk) is type(rk) and type(rk) is not dict and type(rk) is not list and lk == rk):
+            out[key] = lk  # (what _merge_checked answers, without the call: the live value)
+            continue
         mkey: tuple[int, str, bytes] | None = None
-        if (key != "metadata" and rk is not MISSING and (type(rk) is dict or type(rk) is list)
-                and (type(lk) is dict or type(lk) is list)):
+        if key != "metadata" and (type(rk) is dict or type(rk) is list) and (type(lk) is dict or type(lk) is list):
             content = _content(rk)
             if content is not None:
                 mkey = (id(t), key, content)
@@ -309,6 +337,12 @@ def _merge_root(lv: dict[str, Any], rv: dict[str, Any], t: TypeNode, errors: lis
             same = False
         if v is not MISSING:
             out[key] = v
+    for key, rk in rv.items():
+        if key not in lv:  # (nothing live to share, nor to look up in the memo)
+            same = False
+            v = _merge_checked(MISSING, rk, t.child(key)[0], _sub((), "f:" + key), errors)
+            if v is not MISSING:
+                out[key] = v
     return lv if same else out
 
 
@@ -348,7 +382,8 @@ def _merge_checked(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple
         return lv
     if lv_t is not None and lv_t is not type(rv):
         return rv
-    if _leaf_here(t, lv, rv):
+    if (not (lv_t is dict and lv) and not (type(rv) is dict and rv) if t.shape == MAP
+            else not (lv_t is list and lv) and not (type(rv) is list and rv)):  # (_leaf_here, ``t`` not a leaf)
         return rv
     return _merge_node(lv, rv, t, path, errors, _merge_checked)
 
@@ -359,12 +394,27 @@ def _merge_node(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple[st
         lm = lv if type(lv) is dict else {}
         out: dict[str, Any] = {}
         same = type(lv) is dict
-        for key, lk in lm.items():  # (the live keys first, then the config's others: _union_keys' order)
+        checked = step is _merge_checked
+        v: Any  # (any JSON value: a compiled build checks a variable's type on each assignment)
+        for key, lk in lm.items():  # (the live keys first, then the config's others)
             rk = rv.get(key, MISSING)
             if rk is MISSING:
                 out[key] = lk  # (what ``step`` answers, without the call)
                 continue
-            v = step(lk, rk, t.child(key)[0], (path, "f:" + key), errors)
+            tk = type(lk)
+            if checked and tk is type(rk) and lk == rk and ((tk is not dict and tk is not list) or same_json(lk, rk)):
+                out[key] = lk  # (what _merge_checked answers, without the call)
+                continue
+            ct = t.child(key)[0]
+            if checked and ct.leaf:
+                if rk is not lk:  # (_merge_checked of a leaf that differs: the configuration's value)
+                    same = False
+                out[key] = rk
+                continue
+            if checked and tk is dict and type(rk) is dict and ct.shape == MAP and not ct.props and ct.item().leaf:
+                v = _merge_leaf_map(lk, rk)  # (labels, annotations: what _merge_checked answers, in one loop)
+            else:
+                v = step(lk, rk, ct, (path, "f:" + key), errors)
             if v is not lk:
                 same = False
             if v is not MISSING:
@@ -381,6 +431,26 @@ def _merge_node(lv: Any, rv: Any, t: TypeNode, path: Path, errors: list[tuple[st
     if lhs is lv and len(items) == len(lhs) and all(a is b for a, b in zip(items, lhs)):
         return lv
     return items
+
+
+def _merge_leaf_map(lm: dict[str, Any], rm: dict[str, Any]) -> dict[str, Any]:
+    """:func:`_merge_checked` of two maps of a type whose every value is a leaf (no declared field):
+    the configuration's values win but where they are the live ones' JSON; ``lm`` itself then."""
+    out = dict(lm)  # (the live keys first, then the configuration's others)
+    same = True
+    for key, rk in rm.items():
+        lk = lm.get(key, MISSING)
+        if lk is MISSING:
+            out[key] = rk
+            same = False
+            continue
+        tk = type(lk)
+        if tk is type(rk) and lk == rk and ((tk is not dict and tk is not list) or same_json(lk, rk)):
+            continue
+        out[key] = rk
+        if rk is not lk:
+            same = False
+    return lm if same else out
 
 
 def same_json(a: Any, b: Any) -> bool:

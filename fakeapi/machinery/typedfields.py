@@ -298,7 +298,7 @@ class ApplyMemo:
     __slots__ = ("merges", "sets", "size")
 
     def __init__(self, size: int = 256) -> None:
-        self.sets: dict[tuple[int, bool, str, bytes], FieldSet] = {}
+        self.sets: dict[tuple[int, bool, str, bytes | tuple[Any, ...]], FieldSet] = {}  # (metadata's: by shape)
         self.merges: dict[tuple[int, str, bytes], tuple[Any, Any]] = {}
         self.size = size
 

@@ -25,9 +25,10 @@ from fakeapi.server.store import Entry
 from fakeapi.server.update import UpdateVerb
 
 if TYPE_CHECKING:
-    from fakeapi.machinery import serverapply
-else:  # (imported on a server's first apply: one that never applies never compiles it; issue 22)
+    from fakeapi.machinery import serverapply, typedapply
+else:  # (imported on a server's first apply: one that never applies never compiles them; issue 22)
     serverapply = lazy_module(__name__, "fakeapi.machinery.serverapply")
+    typedapply = lazy_module(__name__, "fakeapi.machinery.typedapply")
 
 PATCH_TYPES = {
     "json": "json",
@@ -87,7 +88,6 @@ class PatchVerb(UpdateVerb):
         ptype = PATCH_TYPES.get(patch_type, "")
 
         def run() -> Outcome:
-            patches = patches_module()
             if k.namespaced and not ns:
                 raise errors.resource_not_found()
             accepted = BUILTIN_PATCH_MEDIA if k.builtin else CR_PATCH_MEDIA
@@ -108,6 +108,7 @@ class PatchVerb(UpdateVerb):
                                    dry_run)
             if e is None:
                 raise errors.not_found(k.group, k.plural, name)
+            patches = patches_module()  # (not an apply's)
             body = patch
             if isinstance(body, (bytes, str)):
                 try:
@@ -241,11 +242,32 @@ class PatchVerb(UpdateVerb):
         # stored object decodes: only the rest is walked)
         check_go_decodes(k, merged, base=live)
         decoded = self._decode(k, merged, field_validation, shared=True, base=live)
+        if live is e.obj:
+            share_decoded_as_stored(decoded, live, config)
         dmeta = decoded["metadata"]
         dmeta["name"] = name
         if k.namespaced:
             dmeta["namespace"] = self._namespace_for(k, dmeta.get("namespace"), ns)
         return self._update_entry(k, e, decoded, sub, dry_run, patch=True, manager=manager, applied=applied.managed)
+
+
+def share_decoded_as_stored(decoded: dict[str, Any], stored: dict[str, Any], config: dict[str, Any]) -> None:
+    """Make each top-level map or list (metadata aside) of an applied object that decoded to the very JSON
+    the stored object holds there the stored value itself. Only the fields of the configuration are looked
+    at: the merge leaves the others as stored (the very values, kept shared by the decoder).
+
+    A configuration that leaves out what the server defaulted (a port's protocol) merges to a new value
+    that its defaults make the stored one again: shared, the update pipeline sees at once what a merge
+    patch that left the field alone shows it (the write keeps that value, checked when it was stored:
+    not validated again), and stores the same object either way.
+    """
+    for key in config:
+        value = decoded.get(key)
+        if (type(value) is not dict and type(value) is not list) or key == "metadata":
+            continue
+        was = stored.get(key)
+        if was is not value and type(was) is type(value) and was == value and typedapply.same_json(was, value):
+            decoded[key] = was
 
 
 def _too_large(obj: dict[str, Any]) -> bool:
