@@ -407,6 +407,42 @@ def test_a_creates_memo_changes_nothing_but_the_work() -> None:
     assert len(memo) == 2  # (one spec per image)
 
 
+def test_a_creates_memo_of_metadata_is_keyed_without_the_servers_fields() -> None:
+    """Metadata added whole is memoised by its content without the fields no manager owns (name, uid,
+    resourceVersion, managedFields...): objects alike but for those share one entry, and every answer,
+    for metadata that differs from a template by one value anywhere (a null, an empty map or list, a
+    scalar: some leave only skipped keys), equals the walk without a memo, in a memo shared by all."""
+    from tests.support import one_value_mutations
+
+    t = tf.root_type(SCHEMA, frozenset({"apiVersion", "kind"}))
+    template = {"name": "a", "uid": "u1", "resourceVersion": "3", "generateName": "g-",
+                "labels": {"app": "x", "tier": "web"}, "annotations": {"n": "1"},
+                "finalizers": ["f1", "f2"],
+                "ownerReferences": [{"apiVersion": "v1", "kind": "X", "name": "o", "uid": "u9", "controller": True}],
+                "managedFields": [{"manager": "m", "operation": "Update", "fieldsV1": {"f:spec": {}}}]}
+    metas = [template, {}, {"name": "only"}, {"name": "b", "uid": "u2"}, None, [], "x",
+             *one_value_mutations(template, (None, {}, [], "v", 0, {"name": "n"}))]
+    memo = tf.Memo(probe=len(metas) * 3)
+    for meta in metas:
+        for other in ({"name": "zz", "uid": "u7"}, {"resourceVersion": "9", "managedFields": []}):
+            obj = {"apiVersion": "v1", "kind": "Widget", "metadata": meta, "spec": {"replicas": 1}}
+            assert tf.changes({}, obj, t, memo) == tf.changes({}, obj, t), meta
+            if isinstance(meta, dict):  # (the same object but for its server fields: the same answer)
+                obj = {**obj, "metadata": {**meta, **other}}
+                assert tf.changes({}, obj, t, memo) == tf.changes({}, obj, t), obj["metadata"]
+    before = len(memo)
+    for i in range(5):  # objects of one template: one entry for their metadata
+        meta = {**template, "name": f"w{i}", "uid": f"u{i}", "resourceVersion": str(i), "managedFields": [i]}
+        tf.changes({}, {"metadata": meta, "spec": {"replicas": 1}}, t, memo)
+    assert len(memo) == before
+    # an update's metadata is compared, never looked up (its two sides cost more to encode)
+    old = {"metadata": template}
+    new = {"metadata": {**template, "finalizers": ["f1"]}}
+    tries = memo.tries.get((id(t), "metadata"), [0, 0])[0]
+    assert tf.changes(old, new, t, memo) == tf.changes(old, new, t)
+    assert memo.tries.get((id(t), "metadata"), [0, 0])[0] == tries
+
+
 def test_changes_memo_of_updates_is_keyed_by_both_sides() -> None:
     """An update's memo hit needs the same content before and after: the same transition of two
     objects is walked once, and a different starting point is walked again."""

@@ -315,8 +315,8 @@ class ApplyMemo:
 def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[FieldSet, FieldSet]:
     """``(Added + Modified, Removed)`` of :func:`compare`: all a field manager needs, in one walk.
 
-    ``memo``: the changes under each top-level map or list but metadata, by the content of its
-    two sides, so that objects made from one template (the pods of a ReplicaSet, the runners of a
+    ``memo``: the changes under each top-level map or list, by the content of its two sides
+    (metadata's without the fields no manager owns), so that objects made from one template (the pods of a ReplicaSet, the runners of a
     set), which are created alike and go through the same status changes, share them rather than
     walk them again (see :class:`Memo`).
     """
@@ -334,9 +334,11 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
             continue
         pe, ct = t.field(key)
         mkey: tuple[int, str, bytes, bytes] | None = None
-        if (key != "metadata"  # (which names the object, its owners: rarely the same twice)
-                and (type(r_val) is dict or type(r_val) is list) and memo.worth_trying(t, key)):
-            after = _content(r_val)
+        if ((type(r_val) is dict or type(r_val) is list) and (not ct.skip or l_val is MISSING)
+                and memo.worth_trying(t, key)):
+            # (metadata only when it is added whole, by what it holds but the server's fields, which name
+            # the object (see _owned_content): an update's is compared faster than its two sides are encoded)
+            after = _content(r_val) if not ct.skip else _owned_content(r_val, ct.skip)
             before = b"" if l_val is MISSING else _content(l_val)
             if after is not None and before is not None:
                 mkey = (id(t), key, before, after)
@@ -431,6 +433,21 @@ def _content(value: Any) -> bytes | None:
         return orjson.dumps(value)
     except (orjson.JSONEncodeError, TypeError):
         return None
+
+
+def _owned_content(value: Any, skip: frozenset[str]) -> bytes | None:
+    """:func:`_content` of a map whose type passes over the keys in ``skip`` (ObjectMeta: its name, uid,
+    resourceVersion...), without them: the changes under it never depend on them.
+
+    A map of skipped keys alone answers ``b"{.}"`` (no JSON), not ``b"{}"``: the walks tell an empty map
+    from one that is not (an empty map and a null differ as values; a map with a key, from a null, only
+    by what is under it). Two maps with one answer then compare alike: skipped keys are never walked.
+    """
+    if type(value) is dict and not value.keys().isdisjoint(skip):
+        value = {k: v for k, v in value.items() if k not in skip}
+        if not value:
+            return b"{.}"
+    return _content(value)
 
 
 _NOTHING: tuple[FieldSet, FieldSet] = (fp.EMPTY, fp.EMPTY)
