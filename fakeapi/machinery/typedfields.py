@@ -332,7 +332,7 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
         l_val = old.get(key, MISSING)
         if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
             continue
-        pe, ct = t.field(key)
+        pe, ct = t._fields.get(key) or t.field(key)
         mkey: tuple[int, str, bytes, bytes] | None = None
         if ((type(r_val) is dict or type(r_val) is list) and (not ct.skip or l_val is MISSING)
                 and memo.worth_trying(t, key)):
@@ -489,9 +489,10 @@ def _compare_node(lv: Any, rv: Any, t: TypeNode, path: Path,
         if a is b or (type(a) is type(b) and a == b):
             continue
         _child_changes(pe, a, b, it, path, errors, changed, removed)
+    leaf = it.leaf
     for pe, b in ri.items():
         if pe not in li:
-            changed[pe] = _subtree(b, it)
+            changed[pe] = fp.EMPTY if leaf else _subtree(b, it)  # (_subtree's first case inline)
     return fp.canonical_level(changed), fp.canonical_level(removed)
 
 
@@ -518,8 +519,8 @@ def _compare_map(lm: dict[str, Any], rm: dict[str, Any], t: TypeNode, path: Path
     if not rm.keys() <= lm.keys():  # (some key added: a test at C speed, the loop only then)
         for key, r_val in rm.items():
             if key not in lm and key not in skip:
-                pe, ct = t.field(key)
-                changed[pe] = _subtree(r_val, ct)
+                pe, ct = fields.get(key) or t.field(key)
+                changed[pe] = fp.EMPTY if ct.leaf else _subtree(r_val, ct)  # (_subtree's first case inline)
     # (field elements sort as their names: Go's order, kept by every set operation)
     return (_sorted(changed) if len(changed) > 1 else changed,
             _sorted(removed) if len(removed) > 1 else removed)
