@@ -217,6 +217,35 @@ def test_compare(old: Any, new: Any, added: FieldSet, modified: FieldSet, remove
     assert (c.added, c.modified, c.removed) == (added, modified, removed)
 
 
+def _maps_over(keys: str, values: tuple[str, ...]) -> list[dict[str, str]]:
+    """Every map of some of ``keys`` (in their order) to one of ``values``."""
+    out: list[dict[str, str]] = [{}]
+    for k in keys:
+        out = [*out, *({**m, k: v} for m in out for v in values)]
+    return out
+
+
+def test_changes_of_maps_against_their_definition() -> None:
+    """Every pair of small maps (keys kept, changed, added, gone, in every mix; the walk tells added keys
+    from the count of those gone rather than by comparing key sets): a key is changed when it is new or its
+    value differs, removed when it is gone; and the same one level up, with the maps as a struct's fields."""
+    maps = _maps_over("abc", ("1", "2"))
+    for old in maps:
+        for new in maps:
+            changed = {f"f:{k}": {} for k in new if old.get(k) != new[k]}
+            removed = {f"f:{k}": {} for k in old if k not in new}
+            got = tf.changes(spec(labels=old), spec(labels=new), T)
+            assert got == ({"f:spec": {"f:labels": changed}} if changed else {},
+                           {"f:spec": {"f:labels": removed}} if removed else {}), (old, new)
+            # (the same maps as spec fields: scalars of a struct)
+            old_spec = {"name" if k == "a" else "paused" if k == "b" else "replicas": v for k, v in old.items()}
+            new_spec = {"name" if k == "a" else "paused" if k == "b" else "replicas": v for k, v in new.items()}
+            c2 = {f"f:{k}": {} for k in sorted(new_spec) if old_spec.get(k) != new_spec[k]}
+            r2 = {f"f:{k}": {} for k in sorted(old_spec) if k not in new_spec}
+            assert tf.changes(spec(**old_spec), spec(**new_spec), T) == (
+                {"f:spec": c2} if c2 else {}, {"f:spec": r2} if r2 else {}), (old_spec, new_spec)
+
+
 def test_compare_changed_is_modified_and_added() -> None:
     """What an updater takes ownership of: ``Modified.Union(Added)``."""
     c = ta.compare(spec(replicas=1), spec(replicas=2, name="n"), T)

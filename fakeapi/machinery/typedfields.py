@@ -510,13 +510,19 @@ def _compare_map(lm: dict[str, Any], rm: dict[str, Any], t: TypeNode, path: Path
             if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
                 continue
             _key_changes(key, l_val, r_val, t, fields, path, errors, changed, removed)
+        added = not rm.keys() <= lm.keys()  # (some key added: a test at C speed, the loop only then)
     else:
+        gone = 0  # (keys of ``lm`` not in ``rm``: never equal to their value, so counted only here)
         for key, l_val in lm.items():  # (unchanged children cost no call)
             r_val = rm.get(key, MISSING)
             if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
                 continue
+            if r_val is MISSING:
+                gone += 1
             _key_changes(key, l_val, r_val, t, fields, path, errors, changed, removed)
-    if not rm.keys() <= lm.keys():  # (some key added: a test at C speed, the loop only then)
+        # (``rm`` holds len(lm) - gone keys of ``lm``: any more are added, found without comparing key sets)
+        added = len(rm) > len(lm) - gone
+    if added:
         for key, r_val in rm.items():
             if key not in lm and key not in skip:
                 pe, ct = fields.get(key) or t.field(key)
