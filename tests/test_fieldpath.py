@@ -295,6 +295,26 @@ def test_in_order(elements: list[str], expected: list[str]) -> None:
     assert fp.in_order(elements) == expected
 
 
+def test_in_order_agrees_with_the_element_order_on_generated_lists() -> None:
+    """The shortcut for fields alone (one plain sort, its ends looked at) against the definition: fields
+    alone sort as strings, anything else by the element order; every subset of a pool of elements, odd
+    ones (``a:x``, ``-``, ``fx``, one a character long) included, in two orders."""
+    import itertools
+
+    def reference(elements: list[str]) -> list[str]:
+        if all(e[0] == "f" or e == fp.MEMBER for e in elements):
+            return sorted(elements)
+        return sorted(elements, key=fp._element_order)
+
+    pool = [".", "f:b", "f:a", 'k:{"n":"x"}', 'v:"a"', "i:3", "a:x", "-", "fx", "z", "f:", "g:1"]
+    for n in range(1, 5):
+        for combo in itertools.combinations(pool, n):
+            for elements in (list(combo), list(reversed(combo))):
+                assert fp.in_order(elements) == reference(elements), elements
+                assert fp.in_order(dict.fromkeys(elements)) == reference(elements), elements
+    assert fp.in_order([]) == []
+
+
 def test_element_order_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     """The element-order memo starts again past its size (elements name objects: a long session
     meets ever new ones), and orders the same after."""

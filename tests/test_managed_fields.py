@@ -899,3 +899,28 @@ def test_an_apply_whose_metadata_is_not_a_map_is_refused_for_a_custom_resource_t
         assert err.value.code == 500
         assert err.value.status["message"].endswith(".metadata: expected map, got &{x}")
         api.patch("Widget", "w", widget("w", NS), namespace=NS, patch_type="apply", field_manager="m")
+
+
+def test_two_entries_are_encoded_in_the_order_of_a_sort_by_their_key() -> None:
+    """``encode`` of two entries (ordered without a key function) against the sort of any number: every pair
+    of entries alike but in one part of the sort key (operation, time, manager, apiVersion, subresource) or
+    in none, in both orders, an empty one included (dropped)."""
+    import itertools
+
+    from fakeapi.machinery import fieldmanager as fm
+
+    def entry(*, op: str = "Update", time: str | None = "t1", manager: str = "m", av: str = "v1", sub: str = "",
+              fields: dict[str, Any] | None = None) -> fm.ManagerEntry:
+        return fm.ManagerEntry(manager, op, av, {"f:spec": {}} if fields is None else fields, time, sub)
+
+    variants = [entry(), entry(op="Apply"), entry(time=None, manager="n"), entry(time="t0", manager="z2"),
+                entry(time="t2", manager="a2"), entry(op="Apply", time="t0", manager="b"),
+                entry(manager="a"), entry(manager="z"), entry(av="v0"), entry(av="v2"), entry(sub="status"),
+                entry(manager="e", fields={}), entry(manager="a", sub="s", fields={"f:status": {}})]
+    pairs = [(a, b) for a, b in itertools.permutations(variants, 2) if a.key != b.key]
+    assert len(pairs) == len(variants) * (len(variants) - 1)  # (every pair: keys all distinct)
+    for a, b in pairs:
+        managed = {a.key: a, b.key: b}
+        expected = [e.encode() for e in sorted(managed.values(), key=fm._sort_key) if e.fields]
+        assert fm.encode(managed) == expected, (a, b)
+        assert [id(e) for e in fm.encode(managed)] == [id(e) for e in expected]

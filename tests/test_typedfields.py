@@ -217,6 +217,35 @@ def test_compare(old: Any, new: Any, added: FieldSet, modified: FieldSet, remove
     assert (c.added, c.modified, c.removed) == (added, modified, removed)
 
 
+def _maps_over(keys: str, values: tuple[str, ...]) -> list[dict[str, str]]:
+    """Every map of some of ``keys`` (in their order) to one of ``values``."""
+    out: list[dict[str, str]] = [{}]
+    for k in keys:
+        out = [*out, *({**m, k: v} for m in out for v in values)]
+    return out
+
+
+def test_changes_of_maps_against_their_definition() -> None:
+    """Every pair of small maps (keys kept, changed, added, gone, in every mix; the walk tells added keys
+    from the count of those gone rather than by comparing key sets): a key is changed when it is new or its
+    value differs, removed when it is gone; and the same one level up, with the maps as a struct's fields."""
+    maps = _maps_over("abc", ("1", "2"))
+    for old in maps:
+        for new in maps:
+            changed = {f"f:{k}": {} for k in new if old.get(k) != new[k]}
+            removed = {f"f:{k}": {} for k in old if k not in new}
+            got = tf.changes(spec(labels=old), spec(labels=new), T)
+            assert got == ({"f:spec": {"f:labels": changed}} if changed else {},
+                           {"f:spec": {"f:labels": removed}} if removed else {}), (old, new)
+            # (the same maps as spec fields: scalars of a struct)
+            old_spec = {"name" if k == "a" else "paused" if k == "b" else "replicas": v for k, v in old.items()}
+            new_spec = {"name" if k == "a" else "paused" if k == "b" else "replicas": v for k, v in new.items()}
+            c2 = {f"f:{k}": {} for k in sorted(new_spec) if old_spec.get(k) != new_spec[k]}
+            r2 = {f"f:{k}": {} for k in sorted(old_spec) if k not in new_spec}
+            assert tf.changes(spec(**old_spec), spec(**new_spec), T) == (
+                {"f:spec": c2} if c2 else {}, {"f:spec": r2} if r2 else {}), (old_spec, new_spec)
+
+
 def test_compare_changed_is_modified_and_added() -> None:
     """What an updater takes ownership of: ``Modified.Union(Added)``."""
     c = ta.compare(spec(replicas=1), spec(replicas=2, name="n"), T)
@@ -405,6 +434,42 @@ def test_a_creates_memo_changes_nothing_but_the_work() -> None:
     for obj in (pod("a", "x"), pod("b", "x"), pod("c", "y"), pod("d", "x")):
         assert tf.changes(zero, obj, t, memo) == tf.changes(zero, obj, t)
     assert len(memo) == 2  # (one spec per image)
+
+
+def test_a_creates_memo_of_metadata_is_keyed_without_the_servers_fields() -> None:
+    """Metadata added whole is memoised by its content without the fields no manager owns (name, uid,
+    resourceVersion, managedFields...): objects alike but for those share one entry, and every answer,
+    for metadata that differs from a template by one value anywhere (a null, an empty map or list, a
+    scalar: some leave only skipped keys), equals the walk without a memo, in a memo shared by all."""
+    from tests.support import one_value_mutations
+
+    t = tf.root_type(SCHEMA, frozenset({"apiVersion", "kind"}))
+    template = {"name": "a", "uid": "u1", "resourceVersion": "3", "generateName": "g-",
+                "labels": {"app": "x", "tier": "web"}, "annotations": {"n": "1"},
+                "finalizers": ["f1", "f2"],
+                "ownerReferences": [{"apiVersion": "v1", "kind": "X", "name": "o", "uid": "u9", "controller": True}],
+                "managedFields": [{"manager": "m", "operation": "Update", "fieldsV1": {"f:spec": {}}}]}
+    metas = [template, {}, {"name": "only"}, {"name": "b", "uid": "u2"}, None, [], "x",
+             *one_value_mutations(template, (None, {}, [], "v", 0, {"name": "n"}))]
+    memo = tf.Memo(probe=len(metas) * 3)
+    for meta in metas:
+        for other in ({"name": "zz", "uid": "u7"}, {"resourceVersion": "9", "managedFields": []}):
+            obj = {"apiVersion": "v1", "kind": "Widget", "metadata": meta, "spec": {"replicas": 1}}
+            assert tf.changes({}, obj, t, memo) == tf.changes({}, obj, t), meta
+            if isinstance(meta, dict):  # (the same object but for its server fields: the same answer)
+                obj = {**obj, "metadata": {**meta, **other}}
+                assert tf.changes({}, obj, t, memo) == tf.changes({}, obj, t), obj["metadata"]
+    before = len(memo)
+    for i in range(5):  # objects of one template: one entry for their metadata
+        meta = {**template, "name": f"w{i}", "uid": f"u{i}", "resourceVersion": str(i), "managedFields": [i]}
+        tf.changes({}, {"metadata": meta, "spec": {"replicas": 1}}, t, memo)
+    assert len(memo) == before
+    # an update's metadata is compared, never looked up (its two sides cost more to encode)
+    old = {"metadata": template}
+    new = {"metadata": {**template, "finalizers": ["f1"]}}
+    tries = memo.tries.get((id(t), "metadata"), [0, 0])[0]
+    assert tf.changes(old, new, t, memo) == tf.changes(old, new, t)
+    assert memo.tries.get((id(t), "metadata"), [0, 0])[0] == tries
 
 
 def test_changes_memo_of_updates_is_keyed_by_both_sides() -> None:

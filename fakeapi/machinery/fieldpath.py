@@ -283,12 +283,18 @@ _ORDER: dict[str, tuple[Any, ...]] = {MEMBER: (-1,)}
 def in_order(elements: Any) -> list[str]:
     """The path elements in Go's order: ``.`` first, then fields by name, keys, values, indexes.
 
-    Fields alone (the common case) sort as their strings do: ``.`` sorts before ``f:``.
+    Fields alone (the common case) sort as their strings do: ``.`` sorts before ``f:``. Sorted so, they
+    are fields alone exactly when the last starts with ``f`` and the first (or the one after ``.``) does
+    too (or is ``.``): anything else sorts before or after them all.
     """
-    for e in elements:
-        if e[0] != "f" and e != MEMBER:
-            return sorted(elements, key=_element_order)
-    return sorted(elements)
+    out = sorted(elements)
+    if not out:
+        return out
+    first = out[1] if len(out) > 1 and out[0] == MEMBER else out[0]
+    last = out[-1]
+    if (first[0] == "f" or first == MEMBER) and (last[0] == "f" or last == MEMBER):
+        return out
+    return sorted(elements, key=_element_order)  # (the input: ties keep its order, as before)
 
 
 #: How many elements :data:`_ORDER` keeps before it starts again (keys and values name objects:

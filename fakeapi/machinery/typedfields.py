@@ -315,8 +315,8 @@ class ApplyMemo:
 def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[FieldSet, FieldSet]:
     """``(Added + Modified, Removed)`` of :func:`compare`: all a field manager needs, in one walk.
 
-    ``memo``: the changes under each top-level map or list but metadata, by the content of its
-    two sides, so that objects made from one template (the pods of a ReplicaSet, the runners of a
+    ``memo``: the changes under each top-level map or list, by the content of its two sides
+    (metadata's without the fields no manager owns), so that objects made from one template (the pods of a ReplicaSet, the runners of a
     set), which are created alike and go through the same status changes, share them rather than
     walk them again (see :class:`Memo`).
     """
@@ -332,11 +332,13 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
         l_val = old.get(key, MISSING)
         if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
             continue
-        pe, ct = t.field(key)
+        pe, ct = t._fields.get(key) or t.field(key)
         mkey: tuple[int, str, bytes, bytes] | None = None
-        if (key != "metadata"  # (which names the object, its owners: rarely the same twice)
-                and (type(r_val) is dict or type(r_val) is list) and memo.worth_trying(t, key)):
-            after = _content(r_val)
+        if ((type(r_val) is dict or type(r_val) is list) and (not ct.skip or l_val is MISSING)
+                and memo.worth_trying(t, key)):
+            # (metadata only when it is added whole, by what it holds but the server's fields, which name
+            # the object (see _owned_content): an update's is compared faster than its two sides are encoded)
+            after = _content(r_val) if not ct.skip else _owned_content(r_val, ct.skip)
             before = b"" if l_val is MISSING else _content(l_val)
             if after is not None and before is not None:
                 mkey = (id(t), key, before, after)
@@ -433,6 +435,21 @@ def _content(value: Any) -> bytes | None:
         return None
 
 
+def _owned_content(value: Any, skip: frozenset[str]) -> bytes | None:
+    """:func:`_content` of a map whose type passes over the keys in ``skip`` (ObjectMeta: its name, uid,
+    resourceVersion...), without them: the changes under it never depend on them.
+
+    A map of skipped keys alone answers ``b"{.}"`` (no JSON), not ``b"{}"``: the walks tell an empty map
+    from one that is not (an empty map and a null differ as values; a map with a key, from a null, only
+    by what is under it). Two maps with one answer then compare alike: skipped keys are never walked.
+    """
+    if type(value) is dict and not value.keys().isdisjoint(skip):
+        value = {k: v for k, v in value.items() if k not in skip}
+        if not value:
+            return b"{.}"
+    return _content(value)
+
+
 _NOTHING: tuple[FieldSet, FieldSet] = (fp.EMPTY, fp.EMPTY)
 
 
@@ -472,9 +489,10 @@ def _compare_node(lv: Any, rv: Any, t: TypeNode, path: Path,
         if a is b or (type(a) is type(b) and a == b):
             continue
         _child_changes(pe, a, b, it, path, errors, changed, removed)
+    leaf = it.leaf
     for pe, b in ri.items():
         if pe not in li:
-            changed[pe] = _subtree(b, it)
+            changed[pe] = fp.EMPTY if leaf else _subtree(b, it)  # (_subtree's first case inline)
     return fp.canonical_level(changed), fp.canonical_level(removed)
 
 
@@ -492,17 +510,23 @@ def _compare_map(lm: dict[str, Any], rm: dict[str, Any], t: TypeNode, path: Path
             if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
                 continue
             _key_changes(key, l_val, r_val, t, fields, path, errors, changed, removed)
+        added = not rm.keys() <= lm.keys()  # (some key added: a test at C speed, the loop only then)
     else:
+        gone = 0  # (keys of ``lm`` not in ``rm``: never equal to their value, so counted only here)
         for key, l_val in lm.items():  # (unchanged children cost no call)
             r_val = rm.get(key, MISSING)
             if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
                 continue
+            if r_val is MISSING:
+                gone += 1
             _key_changes(key, l_val, r_val, t, fields, path, errors, changed, removed)
-    if not rm.keys() <= lm.keys():  # (some key added: a test at C speed, the loop only then)
+        # (``rm`` holds len(lm) - gone keys of ``lm``: any more are added, found without comparing key sets)
+        added = len(rm) > len(lm) - gone
+    if added:
         for key, r_val in rm.items():
             if key not in lm and key not in skip:
-                pe, ct = t.field(key)
-                changed[pe] = _subtree(r_val, ct)
+                pe, ct = fields.get(key) or t.field(key)
+                changed[pe] = fp.EMPTY if ct.leaf else _subtree(r_val, ct)  # (_subtree's first case inline)
     # (field elements sort as their names: Go's order, kept by every set operation)
     return (_sorted(changed) if len(changed) > 1 else changed,
             _sorted(removed) if len(removed) > 1 else removed)
