@@ -46,6 +46,7 @@ from typing import Any
 
 import pytest
 
+from fakeapi.harness import gcpolicy
 from fakeapi.harness.loader import Case, LoadError, load_file
 from fakeapi.harness.record import RECORD_MODES, record_file, recorded_expectations, refusal
 from fakeapi.harness.report import render_failure
@@ -162,20 +163,30 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     first; :func:`pytest_sessionfinish` gives the objects back, so the end of the session collects as before.
     A session run inside another that froze already (pytester's inline runs) leaves the freeze alone: its
     :func:`gc.unfreeze` would also give back the enclosing session's objects, for the rest of that session.
+    While the cases run, the young generations are collected less often (:mod:`fakeapi.harness.gcpolicy`).
     """
     import gc
 
     if gc.get_freeze_count() or not any(isinstance(item, FixtureItem) for item in session.items):
+        gcpolicy.restore(session)
         return
     gc.collect()
     gc.freeze()
     session.stash[_FROZEN] = True
+    gcpolicy.running(session)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Undo :func:`pytest_collection_finish`'s freeze, so what the session made garbage is collected as usual."""
-    if session.stash.get(_FROZEN, False):
+    """Undo :func:`pytest_collection_finish`'s freeze and thresholds, so what the session made garbage is
+    collected as usual.
+
+    An xdist worker keeps the freeze: its session is the last thing the process runs, and the full
+    collections at its end (pytest's, a conftest's) would walk every collected case again only for the
+    process to exit.
+    """
+    gcpolicy.restore(session)
+    if session.stash.get(_FROZEN, False) and not hasattr(session.config, "workerinput"):
         import gc
 
         gc.unfreeze()
@@ -197,6 +208,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> FixtureFil
         return None
     config = parent.config
     if is_fixture_file(config, file_path) or parent.session.isinitpath(file_path):
+        gcpolicy.collecting(parent.session)
         f: FixtureFile = FixtureFile.from_parent(parent, path=file_path)
         return f
     return None
