@@ -42,16 +42,19 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from fakeapi.harness import gcpolicy
-from fakeapi.harness.loader import Case, LoadError, load_file
-from fakeapi.harness.record import RECORD_MODES, record_file, recorded_expectations, refusal
-from fakeapi.harness.report import render_failure
-from fakeapi.harness.robustness import plan_for_collection, take_plain
-from fakeapi.harness.runner import DEFAULT_BUDGET, Variant, run_case
+from fakeapi.harness.settle import DEFAULT_BUDGET
+
+if TYPE_CHECKING:
+    from fakeapi.harness.loader import Case
+    from fakeapi.harness.runner import Variant
+
+# (what collects and runs cases (the loader, the runner and all they stand on) is imported when a file is
+# collected: a pytest-xdist controller, which collects nothing, then loads none of it; issue 22)
 
 INI_FIXTURES = "fakeapi_fixtures"
 RECORD_KEY = "fakeapi_record"
@@ -118,6 +121,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def _record_mode(value: str) -> str:
     """The value of ``--fakeapi-record=MODE`` (``overwrite``); a path after a bare option is a clear error."""
+    from fakeapi.harness.record import RECORD_MODES
+
     if value in RECORD_MODES:
         return value
     import argparse
@@ -229,6 +234,9 @@ class FixtureFile(pytest.File):
 
     def collect(self) -> Iterator[FixtureItem]:
         """Load and validate the file (a LoadError becomes a traceback-free collection error)."""
+        from fakeapi.harness.loader import LoadError, load_file
+        from fakeapi.harness.robustness import plan_for_collection
+
         try:
             cases = load_file(self.path, self._display())
         except LoadError as e:
@@ -272,6 +280,10 @@ class FixtureItem(pytest.Item):
 
     def runtest(self) -> None:
         """Run the case on a fresh server; raise FixtureFailure with the report when it fails."""
+        from fakeapi.harness.report import render_failure
+        from fakeapi.harness.robustness import take_plain
+        from fakeapi.harness.runner import run_case
+
         if self.plan_error:
             raise FixtureFailure(f"case `{self.case.name}` ({self.case.location}): robustness variants not "
                                  f"planned: {self.plan_error}")
@@ -294,6 +306,8 @@ class FixtureItem(pytest.Item):
             page = f"\nHTML report: {written}"
             self.user_properties.append(("fakeapi_report", str(written)))
         if record:
+            from fakeapi.harness.record import recorded_expectations, refusal
+
             why = refusal(result, record)
             if why:
                 raise FixtureFailure(f"fakeapi: not recording `{self.case.name}`: {why}\n"
@@ -339,6 +353,9 @@ class Recorder:
         """Write the recorded expectations into their files."""
         if hasattr(self.config, "workerinput"):
             return
+        from fakeapi.harness.loader import LoadError
+        from fakeapi.harness.record import record_file
+
         written = 0
         errors: list[str] = []
         diffs: list[str] = []
