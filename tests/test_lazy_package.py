@@ -52,6 +52,6 @@ def test_the_plugin_loads_neither_the_server_nor_the_runner_and_servers_get_thei
     assert set(loaded.split(",")) == {
         "fakeapi", "fakeapi.buildinfo", "fakeapi.server", "fakeapi.server.hooks", "fakeapi.server.clock",
         "fakeapi.harness", "fakeapi.harness.plugin", "fakeapi.harness.plugins", "fakeapi.harness.bundles",
-        "fakeapi.harness.gcpolicy", "fakeapi.harness.settle"}
+        "fakeapi.harness.gcpolicy", "fakeapi.harness.planshare", "fakeapi.harness.settle"}
     assert collector == "fakeapi.controllers.gc GarbageCollector"
     assert again == "GarbageCollector None"

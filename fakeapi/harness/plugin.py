@@ -16,7 +16,8 @@ item per controller write, ``<case>[crash@k]`` / ``<case>[conflict@k]``,
 planned at collection time by running the plain case once (see
 :mod:`fakeapi.harness.robustness`), so ``pytest -n auto`` spreads them; when
 that run passed, the plain item takes its verdict rather than running the
-case again.
+case again. Under pytest-xdist the workers share those runs
+(:mod:`fakeapi.harness.planshare`): each is made by one of them.
 
 A broken file is a collection error naming file, line, what is wrong and the
 nearest valid key, without a Python traceback. A failed case shows every
@@ -46,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from fakeapi.harness import gcpolicy
+from fakeapi.harness import gcpolicy, planshare
 from fakeapi.harness.settle import DEFAULT_BUDGET
 
 if TYPE_CHECKING:
@@ -158,6 +159,17 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(Recorder(config), "fakeapi-recorder")
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """(pytest-xdist's hook, in the controller) The folder where the workers share robustness plans."""
+    planshare.configure_node(node)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the folder of shared robustness plans (the controller made it)."""
+    planshare.unconfigure(config)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Once fixture cases are collected, move what is alive then (modules, schemas, the cases, their source
@@ -235,7 +247,6 @@ class FixtureFile(pytest.File):
     def collect(self) -> Iterator[FixtureItem]:
         """Load and validate the file (a LoadError becomes a traceback-free collection error)."""
         from fakeapi.harness.loader import LoadError, load_file
-        from fakeapi.harness.robustness import plan_for_collection
 
         try:
             cases = load_file(self.path, self._display())
@@ -244,10 +255,12 @@ class FixtureFile(pytest.File):
         record = self.config.getoption("--fakeapi-record")
         variants = not record and not self.config.getoption("--fakeapi-no-robustness")
         budget = self.config.getoption("--fakeapi-budget")
+        robust = [case for case in cases if case.robustness] if variants else []
+        plans = planshare.plans(self.config, robust, budget) if robust else {}
         for case in cases:
             yield self._item(case, None)
-            if variants and case.robustness:
-                plan = plan_for_collection(case, budget=budget)
+            if case.index in plans:
+                plan = plans[case.index]
                 for v in plan.variants:
                     yield self._item(case, v)
                 if plan.error:
