@@ -12,30 +12,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-# (importing fakeapi.controllers registers the garbage collector with the server, and
-# fakeapi.http the HTTP front end: see fakeapi.server.hooks. The HTTP front end is imported
-# when a server first serves, not here: a server that never serves never loads it; issue 22)
-import fakeapi.controllers  # noqa: F401  (registers the garbage collector)
 from fakeapi.buildinfo import warn_if_stale
-from fakeapi.codec.gomodel import GoType, go_roundtrip, go_type_from_structural
-from fakeapi.machinery.errors import (
-    ApiError,
-    Cause,
-    is_already_exists,
-    is_bad_request,
-    is_conflict,
-    is_expired,
-    is_forbidden,
-    is_invalid,
-    is_not_found,
-    is_too_many_requests,
-)
-from fakeapi.registry.kinds import Kind
 from fakeapi.server import hooks as _hooks
-from fakeapi.server.apiserver import APIServer
-from fakeapi.server.clock import Clock, parse_duration
-from fakeapi.server.faults import ControllerCrash, FaultRule
-from fakeapi.server.watch import ADDED, BOOKMARK, DELETED, ERROR, MODIFIED, Watch, WatchEvent
 
 __all__ = [
     "ADDED",
@@ -69,23 +47,68 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from fakeapi.codec.gomodel import GoType, go_roundtrip, go_type_from_structural
     from fakeapi.codec.semantic import semantic_equal
     from fakeapi.host.client import Client
+    from fakeapi.machinery.errors import (
+        ApiError,
+        Cause,
+        is_already_exists,
+        is_bad_request,
+        is_conflict,
+        is_expired,
+        is_forbidden,
+        is_invalid,
+        is_not_found,
+        is_too_many_requests,
+    )
+    from fakeapi.registry.kinds import Kind
+    from fakeapi.server.apiserver import APIServer
+    from fakeapi.server.clock import Clock, parse_duration
+    from fakeapi.server.faults import ControllerCrash, FaultRule
+    from fakeapi.server.watch import ADDED, BOOKMARK, DELETED, ERROR, MODIFIED, Watch, WatchEvent
+
+#: Where each public name lives (imported on first use; :func:`__getattr__`).
+_HOMES = {
+    **dict.fromkeys(["GoType", "go_roundtrip", "go_type_from_structural"], "fakeapi.codec.gomodel"),
+    **dict.fromkeys(["ApiError", "Cause", "is_already_exists", "is_bad_request", "is_conflict", "is_expired",
+                     "is_forbidden", "is_invalid", "is_not_found", "is_too_many_requests"], "fakeapi.machinery.errors"),
+    "Kind": "fakeapi.registry.kinds",
+    "APIServer": "fakeapi.server.apiserver",
+    **dict.fromkeys(["Clock", "parse_duration"], "fakeapi.server.clock"),
+    **dict.fromkeys(["ControllerCrash", "FaultRule"], "fakeapi.server.faults"),
+    **dict.fromkeys(["ADDED", "BOOKMARK", "DELETED", "ERROR", "MODIFIED", "Watch", "WatchEvent"], "fakeapi.server.watch"),
+    "Client": "fakeapi.host.client",
+    "semantic_equal": "fakeapi.codec.semantic",
+}
 
 
 def __getattr__(name: str) -> Any:
-    """``fakeapi.Client`` and ``fakeapi.semantic_equal``, imported on first use: a program that only
-    serves (or only runs an ``APIServer``) never loads the controller host, nor Go's semantic
-    equality (cold start, issue 22)."""
-    if name == "Client":
-        from fakeapi.host.client import Client
+    """The public names, each imported from its module on first use: ``import fakeapi`` (which any
+    ``fakeapi.*`` import runs first) loads none of the server, so a process that only needs one corner
+    of the package (the pytest plugin's options in a pytest-xdist controller, which runs no case) does
+    not load the rest (issue 22); a program that only serves never loads the controller host."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'fakeapi' has no attribute {name!r}")
+    import importlib
 
-        return Client
-    if name == "semantic_equal":
-        from fakeapi.codec.semantic import semantic_equal
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
 
-        return semantic_equal
-    raise AttributeError(f"module 'fakeapi' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    """The module's names, the lazily imported public ones included."""
+    return sorted({*globals(), *__all__})
+
+
+def _garbage_collector(api: Any) -> Any:
+    """The collector of ``APIServer(garbage_collector=True)`` until :mod:`fakeapi.controllers` is imported:
+    import it (it registers :class:`~fakeapi.controllers.gc.GarbageCollector` with the hooks) and make one."""
+    from fakeapi.controllers.gc import GarbageCollector
+
+    return GarbageCollector(api)
 
 
 def _serve_over_http(*args: Any, **options: Any) -> Any:
@@ -106,6 +129,8 @@ def _served_cluster(*args: Any, **options: Any) -> Any:
 
 if "fakeapi.http" not in sys.modules:
     _hooks.register_http(_serve_over_http)
+if "fakeapi.controllers" not in sys.modules:
+    _hooks.register_garbage_collector(_garbage_collector)
 _hooks.register_cluster(_served_cluster)
 
 warn_if_stale()  # (an edited source whose compiled extension still runs: see setup.py)

@@ -305,3 +305,46 @@ def test_an_api_fault_reason_must_be_one_the_server_has() -> None:
         load_text(text, "bad.yaml")
     assert "did you mean `Conflict`" in str(err.value)
     assert "bad.yaml:4" in str(err.value)
+
+
+def _bundle_schema_inputs() -> list[tuple[str, dict[str, object], object]]:
+    """The arc bundle's settings and operation schemas, each with a valid value and every one-value change of it."""
+    from support import one_value_mutations
+
+    from reconcilers.bundle import OPERATION_SCHEMAS, SETTINGS_SCHEMA
+
+    stand_ins = (None, True, False, 0, 1, -1, 1.0, 1.5, "", "x", [], {}, ["x"], {"x": 1})
+    valid: dict[str, tuple[dict[str, object], object]] = {
+        "settings": (SETTINGS_SCHEMA, {
+            "controllerNamespace": "arc-systems",
+            "actions": {"runnerGroups": [{"id": 1, "name": "default"}], "rejectedImages": ["bad:1"],
+                        "scaleSets": [{"id": 1, "name": "s", "runnerGroupId": 1, "labels": ["l"]}],
+                        "runners": [{"id": 2, "name": "r", "scaleSetId": 1}]},
+            "kubelet": {"startDelay": "5s"}}),
+        "arc.queue_jobs": (OPERATION_SCHEMAS["arc.queue_jobs"], {"name": "s", "namespace": "ns", "count": 2}),
+        "arc.delete_scale_set": (OPERATION_SCHEMAS["arc.delete_scale_set"], {"name": "s", "namespace": "ns"}),
+        "arc.finish_jobs": (OPERATION_SCHEMAS["arc.finish_jobs"], {"exitCode": 0}),
+        "arc.reject_image": (OPERATION_SCHEMAS["arc.reject_image"], "bad:1"),
+    }
+    out = []
+    for name, (schema, value) in valid.items():
+        for v in [value, *stand_ins, *one_value_mutations(value, stand_ins)]:
+            out.append((name, schema, v))
+    return out
+
+
+def test_bundle_schema_problems_equal_jsonschemas_own() -> None:
+    """A bundle's schemas checked through jsonschema-rs first (jsonschema's errors only when it finds a problem)
+    give the problems jsonschema alone gives, for valid values and every one-value change of them."""
+    import jsonschema
+
+    from fakeapi.harness.casechecks import _schema_problems, bundle_schema_problems
+
+    inputs = _bundle_schema_inputs()
+    assert len(inputs) > 400
+    invalid = 0
+    for name, schema, value in inputs:
+        slow = _schema_problems(jsonschema.Draft202012Validator(schema), value, schema.get("$defs", {}), ("x",))
+        assert bundle_schema_problems(schema, value, ("x",)) == slow, (name, value)
+        invalid += bool(slow)
+    assert 0 < invalid < len(inputs)

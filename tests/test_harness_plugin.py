@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from support import with_bytecode_cache
 
+from fakeapi.harness import gcpolicy
 from fakeapi.harness.plugin import glob_to_regex
 
 pytest_plugins = ["pytester"]
@@ -272,24 +273,87 @@ def test_collected_cases_are_frozen_out_of_the_collector_until_the_session_ends(
 
     from fakeapi.harness import plugin
 
+    class Config:
+        pass
+
     class Session:
-        def __init__(self, items: list[object]) -> None:
+        def __init__(self, items: list[object], config: object = None) -> None:
             self.items = items
             self.stash = pytest.Stash()
+            self.config = config or Config()
 
     outer = gc.get_freeze_count()  # (this session's own freeze, when it collected fixture cases)
+    thresholds = gc.get_threshold()
     try:
         gc.unfreeze()
         none = Session([object()])
         plugin.pytest_collection_finish(none)  # type: ignore[arg-type]
-        assert gc.get_freeze_count() == 0
+        assert gc.get_freeze_count() == 0 and gc.get_threshold() == thresholds
         cases = Session([object.__new__(plugin.FixtureItem)])
         plugin.pytest_collection_finish(cases)  # type: ignore[arg-type]
         assert gc.get_freeze_count() > 0
+        assert gc.get_threshold() == tuple(max(a, b) for a, b in zip(thresholds, gcpolicy.RUNNING))
         plugin.pytest_sessionfinish(cases)  # type: ignore[arg-type]
-        assert gc.get_freeze_count() == 0
+        assert gc.get_freeze_count() == 0 and gc.get_threshold() == thresholds
         plugin.pytest_sessionfinish(none)  # type: ignore[arg-type]
         assert gc.get_freeze_count() == 0
+        worker = Config()
+        worker.workerinput = {"workerid": "gw0"}  # type: ignore[attr-defined]
+        in_worker = Session([object.__new__(plugin.FixtureItem)], worker)
+        plugin.pytest_collection_finish(in_worker)  # type: ignore[arg-type]
+        plugin.pytest_sessionfinish(in_worker)  # type: ignore[arg-type]
+        assert gc.get_freeze_count() > 0, "an xdist worker's session is its process's last: the freeze stays"
+        assert gc.get_threshold() == thresholds
     finally:
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
         if outer:
             gc.freeze()
+
+
+def test_full_collections_wait_while_fixture_files_are_collected() -> None:
+    """The collector's thresholds: full collections held back while collecting, the young generations
+    collected less often while cases run, and the session's own thresholds given back at its end; a
+    collector switched off is left alone."""
+    import gc
+
+    class Session:
+        def __init__(self) -> None:
+            self.stash = pytest.Stash()
+
+    thresholds = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        s = Session()
+        gcpolicy.collecting(s)  # type: ignore[arg-type]
+        assert gc.get_threshold() == (700, 10, gcpolicy.COLLECTING_FULL)
+        gcpolicy.collecting(s)  # type: ignore[arg-type]  # (each further file: the first saved thresholds stay)
+        gcpolicy.running(s)  # type: ignore[arg-type]
+        assert gc.get_threshold() == gcpolicy.RUNNING
+        gcpolicy.restore(s)  # type: ignore[arg-type]
+        assert gc.get_threshold() == (700, 10, 10)
+        gcpolicy.restore(s)  # type: ignore[arg-type]
+        assert gc.get_threshold() == (700, 10, 10)
+        gc.set_threshold(100_000, 5, 10)  # (larger thresholds set before are kept)
+        s = Session()
+        gcpolicy.running(s)  # type: ignore[arg-type]
+        assert gc.get_threshold() == (100_000, 20, 10)
+        gcpolicy.restore(s)  # type: ignore[arg-type]
+        assert gc.get_threshold() == (100_000, 5, 10)
+        for off in ("disabled", "threshold 0"):
+            gc.set_threshold(700, 10, 10)
+            if off == "disabled":
+                gc.disable()
+            else:
+                gc.set_threshold(0)
+            before = gc.get_threshold()
+            s = Session()
+            gcpolicy.collecting(s)  # type: ignore[arg-type]
+            gcpolicy.running(s)  # type: ignore[arg-type]
+            assert gc.get_threshold() == before, off
+            gcpolicy.restore(s)  # type: ignore[arg-type]
+            assert gc.get_threshold() == before, off
+            gc.enable()
+    finally:
+        gc.enable()
+        gc.set_threshold(*thresholds)

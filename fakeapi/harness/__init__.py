@@ -29,15 +29,7 @@ May import: every layer below it (:mod:`fakeapi.host`, :mod:`fakeapi.http`,
 
 from __future__ import annotations
 
-from fakeapi.harness.bundles import Bundle, OpContext, available_bundles, get_bundle, register_bundle
-from fakeapi.harness.formatschema import build_schema, schema_text
-from fakeapi.harness.loader import Case, LoadError, Problem, SourceMap, Step, load_file, load_text, validate
-from fakeapi.harness.matcher import ABSENT, Mismatch, Shape, kind_shape, match, matches
-from fakeapi.harness.record import record_file, recorded_expectations
-from fakeapi.harness.report import render_failure, strip_noise, summary_line
-from fakeapi.harness.robustness import Plan, controller_writes, plan_variants
-from fakeapi.harness.runner import CaseResult, Failure, Variant, run_case
-from fakeapi.harness.targets import StateReader, TargetError, resolve
+from typing import TYPE_CHECKING, Any
 
 __all__ = [
     "ABSENT",
@@ -77,3 +69,55 @@ __all__ = [
     "summary_line",
     "validate",
 ]
+
+if TYPE_CHECKING:
+    from fakeapi.harness.bundles import Bundle, OpContext, available_bundles, get_bundle, register_bundle
+    from fakeapi.harness.formatschema import build_schema, schema_text
+    from fakeapi.harness.loader import (
+        Case,
+        LoadError,
+        Problem,
+        SourceMap,
+        Step,
+        load_file,
+        load_text,
+        validate,
+    )
+    from fakeapi.harness.matcher import ABSENT, Mismatch, Shape, kind_shape, match, matches
+    from fakeapi.harness.record import record_file, recorded_expectations
+    from fakeapi.harness.report import render_failure, strip_noise, summary_line
+    from fakeapi.harness.robustness import Plan, controller_writes, plan_variants
+    from fakeapi.harness.runner import CaseResult, Failure, Variant, run_case
+    from fakeapi.harness.targets import StateReader, TargetError, resolve
+
+#: Where each public name lives (imported on first use: :func:`__getattr__`).
+_HOMES = {
+    **dict.fromkeys(["Bundle", "OpContext", "available_bundles", "get_bundle", "register_bundle"], "fakeapi.harness.bundles"),
+    **dict.fromkeys(["build_schema", "schema_text"], "fakeapi.harness.formatschema"),
+    **dict.fromkeys(["Case", "LoadError", "Problem", "SourceMap", "Step", "load_file", "load_text", "validate"], "fakeapi.harness.loader"),
+    **dict.fromkeys(["ABSENT", "Mismatch", "Shape", "kind_shape", "match", "matches"], "fakeapi.harness.matcher"),
+    **dict.fromkeys(["record_file", "recorded_expectations"], "fakeapi.harness.record"),
+    **dict.fromkeys(["render_failure", "strip_noise", "summary_line"], "fakeapi.harness.report"),
+    **dict.fromkeys(["Plan", "controller_writes", "plan_variants"], "fakeapi.harness.robustness"),
+    **dict.fromkeys(["CaseResult", "Failure", "Variant", "run_case"], "fakeapi.harness.runner"),
+    **dict.fromkeys(["StateReader", "TargetError", "resolve"], "fakeapi.harness.targets"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, each imported from its module on first use, so that a process which needs one
+    corner of the harness (the pytest plugin's options in a pytest-xdist controller, which runs no case)
+    does not load the rest (issue 22)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'fakeapi.harness' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The module's names, the lazily imported public ones included."""
+    return sorted({*globals(), *__all__})

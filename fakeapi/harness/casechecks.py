@@ -210,6 +210,34 @@ def _schema_problems(validator: Any, data: Any, defs: dict[str, Any], base: Json
     return [((*base, *p), k, m) for p, k, m in out]
 
 
+#: A bundle's schemas (of its settings and operations) by id, each held, with its validators
+#: (jsonschema-rs's, or None, and jsonschema's): made once per schema, not once per case.
+_BUNDLE_VALIDATORS: dict[int, tuple[dict[str, Any], Any, Any]] = {}
+
+
+def bundle_schema_problems(schema: dict[str, Any], data: Any, base: JsonPath) -> list[tuple[JsonPath, bool, str]]:
+    """``data`` against a schema a bundle declares, problems explained as the format schema's are.
+
+    As for the format schema: jsonschema-rs tells whether there is any problem, and jsonschema's errors
+    (what the messages are made from) are asked for only when there is (issue 22).
+    """
+    hit = _BUNDLE_VALIDATORS.get(id(schema))
+    if hit is None or hit[0] is not schema:
+        import jsonschema
+
+        try:
+            import jsonschema_rs
+
+            fast: Any = jsonschema_rs.validator_for(schema)
+        except Exception:  # jsonschema-rs missing or refusing the schema: validate with jsonschema alone
+            fast = None
+        hit = _BUNDLE_VALIDATORS[id(schema)] = (schema, fast, jsonschema.Draft202012Validator(schema))
+    _, fast, slow = hit
+    if fast is not None and fast.is_valid(data):
+        return []
+    return _schema_problems(slow, data, schema.get("$defs", {}), base)
+
+
 # ---------------------------------------------------------------------------- semantic checks
 
 
@@ -348,8 +376,6 @@ def _check_target(ctx: _Ctx, target: Any, path: JsonPath, what: str) -> None:
 
 
 def _check_operation(ctx: _Ctx, op: dict[str, Any], path: JsonPath, hosted: dict[str, Bundle]) -> None:
-    import jsonschema
-
     keys = [k for k in op if k not in fs.OPERATION_MODIFIERS]
     if len(keys) != 1:
         found = ", ".join(f"`{k}`" for k in keys) or "none"
@@ -386,8 +412,7 @@ def _check_operation(ctx: _Ctx, op: dict[str, Any], path: JsonPath, hosted: dict
             return
         op_schema = bundle.operation_schemas.get(name)
         if op_schema is not None:
-            validator = jsonschema.Draft202012Validator(op_schema)
-            ctx.out.extend(_schema_problems(validator, arg, op_schema.get("$defs", {}), sub))
+            ctx.out.extend(bundle_schema_problems(op_schema, arg, sub))
         if isinstance(arg, dict) and "kind" in arg:
             _check_target(ctx, arg, sub, f"`{name}`")
         return
@@ -531,10 +556,7 @@ def check_case(data: dict[str, Any]) -> list[tuple[JsonPath, bool, str]]:
                                                      + did_you_mean(name, list(hosted))))
             continue
         if b.settings_schema is not None:
-            import jsonschema
-
-            v = jsonschema.Draft202012Validator(b.settings_schema)
-            out.extend(_schema_problems(v, settings, b.settings_schema.get("$defs", {}), ("services", name)))
+            out.extend(bundle_schema_problems(b.settings_schema, settings, ("services", name)))
     all_invariants = [n for b in hosted.values() for n in b.invariants]
     for i, inv in enumerate(data.get("invariants") or []):
         if inv not in all_invariants and len(hosted) == len(data.get("bundles") or []):

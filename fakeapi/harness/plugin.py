@@ -16,7 +16,8 @@ item per controller write, ``<case>[crash@k]`` / ``<case>[conflict@k]``,
 planned at collection time by running the plain case once (see
 :mod:`fakeapi.harness.robustness`), so ``pytest -n auto`` spreads them; when
 that run passed, the plain item takes its verdict rather than running the
-case again.
+case again. Under pytest-xdist the workers share those runs
+(:mod:`fakeapi.harness.planshare`): each is made by one of them.
 
 A broken file is a collection error naming file, line, what is wrong and the
 nearest valid key, without a Python traceback. A failed case shows every
@@ -42,15 +43,19 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from fakeapi.harness.loader import Case, LoadError, load_file
-from fakeapi.harness.record import RECORD_MODES, record_file, recorded_expectations, refusal
-from fakeapi.harness.report import render_failure
-from fakeapi.harness.robustness import plan_for_collection, take_plain
-from fakeapi.harness.runner import DEFAULT_BUDGET, Variant, run_case
+from fakeapi.harness import gcpolicy, planshare
+from fakeapi.harness.settle import DEFAULT_BUDGET
+
+if TYPE_CHECKING:
+    from fakeapi.harness.loader import Case
+    from fakeapi.harness.runner import Variant
+
+# (what collects and runs cases (the loader, the runner and all they stand on) is imported when a file is
+# collected: a pytest-xdist controller, which collects nothing, then loads none of it; issue 22)
 
 INI_FIXTURES = "fakeapi_fixtures"
 RECORD_KEY = "fakeapi_record"
@@ -117,6 +122,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def _record_mode(value: str) -> str:
     """The value of ``--fakeapi-record=MODE`` (``overwrite``); a path after a bare option is a clear error."""
+    from fakeapi.harness.record import RECORD_MODES
+
     if value in RECORD_MODES:
         return value
     import argparse
@@ -152,6 +159,17 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(Recorder(config), "fakeapi-recorder")
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """(pytest-xdist's hook, in the controller) The folder where the workers share robustness plans."""
+    planshare.configure_node(node)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the folder of shared robustness plans (the controller made it)."""
+    planshare.unconfigure(config)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Once fixture cases are collected, move what is alive then (modules, schemas, the cases, their source
@@ -162,20 +180,30 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     first; :func:`pytest_sessionfinish` gives the objects back, so the end of the session collects as before.
     A session run inside another that froze already (pytester's inline runs) leaves the freeze alone: its
     :func:`gc.unfreeze` would also give back the enclosing session's objects, for the rest of that session.
+    While the cases run, the young generations are collected less often (:mod:`fakeapi.harness.gcpolicy`).
     """
     import gc
 
     if gc.get_freeze_count() or not any(isinstance(item, FixtureItem) for item in session.items):
+        gcpolicy.restore(session)
         return
     gc.collect()
     gc.freeze()
     session.stash[_FROZEN] = True
+    gcpolicy.running(session)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Undo :func:`pytest_collection_finish`'s freeze, so what the session made garbage is collected as usual."""
-    if session.stash.get(_FROZEN, False):
+    """Undo :func:`pytest_collection_finish`'s freeze and thresholds, so what the session made garbage is
+    collected as usual.
+
+    An xdist worker keeps the freeze: its session is the last thing the process runs, and the full
+    collections at its end (pytest's, a conftest's) would walk every collected case again only for the
+    process to exit.
+    """
+    gcpolicy.restore(session)
+    if session.stash.get(_FROZEN, False) and not hasattr(session.config, "workerinput"):
         import gc
 
         gc.unfreeze()
@@ -197,6 +225,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> FixtureFil
         return None
     config = parent.config
     if is_fixture_file(config, file_path) or parent.session.isinitpath(file_path):
+        gcpolicy.collecting(parent.session)
         f: FixtureFile = FixtureFile.from_parent(parent, path=file_path)
         return f
     return None
@@ -217,6 +246,8 @@ class FixtureFile(pytest.File):
 
     def collect(self) -> Iterator[FixtureItem]:
         """Load and validate the file (a LoadError becomes a traceback-free collection error)."""
+        from fakeapi.harness.loader import LoadError, load_file
+
         try:
             cases = load_file(self.path, self._display())
         except LoadError as e:
@@ -224,10 +255,12 @@ class FixtureFile(pytest.File):
         record = self.config.getoption("--fakeapi-record")
         variants = not record and not self.config.getoption("--fakeapi-no-robustness")
         budget = self.config.getoption("--fakeapi-budget")
+        robust = [case for case in cases if case.robustness] if variants else []
+        plans = planshare.plans(self.config, robust, budget) if robust else {}
         for case in cases:
             yield self._item(case, None)
-            if variants and case.robustness:
-                plan = plan_for_collection(case, budget=budget)
+            if case.index in plans:
+                plan = plans[case.index]
                 for v in plan.variants:
                     yield self._item(case, v)
                 if plan.error:
@@ -260,6 +293,10 @@ class FixtureItem(pytest.Item):
 
     def runtest(self) -> None:
         """Run the case on a fresh server; raise FixtureFailure with the report when it fails."""
+        from fakeapi.harness.report import render_failure
+        from fakeapi.harness.robustness import take_plain
+        from fakeapi.harness.runner import run_case
+
         if self.plan_error:
             raise FixtureFailure(f"case `{self.case.name}` ({self.case.location}): robustness variants not "
                                  f"planned: {self.plan_error}")
@@ -282,6 +319,8 @@ class FixtureItem(pytest.Item):
             page = f"\nHTML report: {written}"
             self.user_properties.append(("fakeapi_report", str(written)))
         if record:
+            from fakeapi.harness.record import recorded_expectations, refusal
+
             why = refusal(result, record)
             if why:
                 raise FixtureFailure(f"fakeapi: not recording `{self.case.name}`: {why}\n"
@@ -327,6 +366,9 @@ class Recorder:
         """Write the recorded expectations into their files."""
         if hasattr(self.config, "workerinput"):
             return
+        from fakeapi.harness.loader import LoadError
+        from fakeapi.harness.record import record_file
+
         written = 0
         errors: list[str] = []
         diffs: list[str] = []

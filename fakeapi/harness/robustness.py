@@ -17,8 +17,9 @@ reaches it fails, saying the runs diverged.
 When the plugin expands variants: at collection time, by running the plain
 case once and keeping the plan in memory, keyed by the file's content hash
 and the case's position (:func:`plan_for_collection`). A full ARC case runs in
-milliseconds, so collection stays fast; each xdist worker collects, and so
-plans, on its own, with nothing shared between processes. That run is the
+milliseconds, so collection stays fast; each xdist worker collects on its own,
+and the workers share what they plan through a folder the controller gives them
+(:mod:`fakeapi.harness.planshare`), so each plain run is made once. That run is the
 plain case's own run, expectations checked as its item checks them (they
 read the store, never the API, so the run is the same as without them); when
 it passed, the item takes its verdict (:func:`take_plain`) instead of running
@@ -150,6 +151,22 @@ def take_plain(case: Case, budget: int) -> CaseResult | None:
     if not case.digest:
         return None
     return _PLAINS.pop((case.digest, case.index, case.name, budget), None)
+
+
+def planned_plain(case: Case, budget: int) -> CaseResult | None:
+    """The passed plain run kept for ``case`` with ``budget`` (left for its item to take), else None."""
+    return _PLAINS.get((case.digest, case.index, case.name, budget))
+
+
+def adopt_plan(case: Case, budget: int, plan: Plan, plain: CaseResult | None) -> None:
+    """Keep a plan another process made of ``case`` (:mod:`fakeapi.harness.planshare`) as if made here, with
+    the verdict of its plain run when that passed."""
+    if not case.digest:
+        return
+    key = (case.digest, case.index, case.name)
+    _PLANS[key] = plan
+    if plain is not None:
+        _PLAINS[(*key, budget)] = plain
 
 
 def _plan(plain: CaseResult, modes: list[str], *, expectations_count: bool) -> Plan:

@@ -39,7 +39,13 @@ from fakeapi.harness.loader import Case, JsonPath, dotted
 from fakeapi.harness.matcher import Mismatch, kind_shape, match, problem
 from fakeapi.harness.names import kind_hint
 from fakeapi.harness.selection import select_controllers
-from fakeapi.harness.settle import DEFAULT_MAX_REPEATED_ERRORS, RepeatedError, RepeatedErrorWatch, run_settle
+from fakeapi.harness.settle import (
+    DEFAULT_BUDGET,
+    DEFAULT_MAX_REPEATED_ERRORS,
+    RepeatedError,
+    RepeatedErrorWatch,
+    run_settle,
+)
 from fakeapi.harness.targets import StateReader, TargetError, describe, object_id, resolve
 from fakeapi.machinery.errors import ApiError
 from fakeapi.machinery.jsonutil import fast_copy
@@ -47,10 +53,6 @@ from fakeapi.server.clock import Clock, parse_duration
 from fakeapi.server.faults import ControllerCrash, FaultRule
 
 Obj = dict[str, Any]
-
-#: Reconcile budget of ``settle: true`` before a hot loop is reported.
-DEFAULT_BUDGET = 10_000
-
 
 @dataclass
 class Variant:

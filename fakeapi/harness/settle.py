@@ -33,6 +33,8 @@ from typing import Any
 
 from fakeapi.server.clock import format_duration, parse_duration
 
+#: Reconcile budget of ``settle: true`` before a hot loop is reported.
+DEFAULT_BUDGET = 10_000
 #: Consecutive identical reconcile errors of one key that end a case.
 DEFAULT_MAX_REPEATED_ERRORS = 5
 
