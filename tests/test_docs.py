@@ -161,12 +161,13 @@ def _scratch_copy(root: Path) -> Path:
 
 def _shims(bindir: Path) -> None:
     bindir.mkdir()
-    for name, module in (("fakeapi", "fakeapi.cli"), ("pytest", "pytest")):
+    # (scripts, not symlinks: a link to a venv's python outside the venv's bin/ runs the base
+    # interpreter, without the venv's packages)
+    scripts = {"fakeapi": " -m fakeapi.cli", "pytest": " -m pytest", "python": "", "python3": ""}
+    for name, args in scripts.items():
         shim = bindir / name
-        shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m {module} "$@"\n')
+        shim.write_text(f'#!/bin/sh\nexec "{sys.executable}"{args} "$@"\n')
         shim.chmod(0o755)
-    for name in ("python", "python3"):
-        (bindir / name).symlink_to(sys.executable)
 
 
 def _sh_env(bindir: Path) -> dict[str, str]:
