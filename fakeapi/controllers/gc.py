@@ -42,43 +42,59 @@ class GarbageCollector:
     def on_event(self, etype: str, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         """Note the work a write creates (called by the server after every write)."""
         meta = obj["metadata"]
-        if kind.builtin and not kind.group and (self.work.claims_in_use or kind.kind == "PersistentVolumeClaim"):
+        work = self.work
+        if kind.builtin and not kind.group and (work.claims_in_use or kind.kind == "PersistentVolumeClaim"):
             self._note_claims(etype, kind, meta)
-        uid = meta.get("uid", "")
         refs = meta.get("ownerReferences") or []
         if etype == DELETED:
-            for g, p, key in self.api.store.dependents_of(uid):
-                ns, _, name = key.rpartition("/")
-                self.work.attempt.add((g, p, ns, name))
-            self.work.foreground.discard(uid)
-            self.work.orphan.discard(uid)
-            for r in refs:
-                if r.get("uid") and self._is_foreground_owner(str(r["uid"])):
-                    self.work.foreground.add(str(r["uid"]))
-            ns = meta.get("namespace")
-            if ns and ns in self.work.terminating:
-                self.work.namespaces.add(ns)
-            if kind.builtin and kind.kind == "Namespace":
-                self.work.terminating.discard(meta.get("name", ""))
+            self._on_deleted(kind, meta, refs)
             return
-        fins = meta.get("finalizers") or []
         if meta.get("deletionTimestamp"):
-            ns = meta.get("namespace")
-            if ns and ns in self.work.terminating:  # (its content's finalizers changed: the conditions follow)
-                self.work.namespaces.add(ns)
-            if FOREGROUND in fins:
-                self.work.foreground.add(uid)
-            if ORPHAN in fins:
-                self.work.orphan.add(uid)
-            if kind.builtin and kind.kind == "Namespace":
-                self.work.namespaces.add(meta["name"])
-                self.work.terminating.add(meta["name"])
-        old_refs = old["metadata"].get("ownerReferences") if old is not None else None
-        if (refs and old_refs is not refs and (old is None or old_refs != refs)
-                and self._unverified_owner(meta, refs, old_refs)):
-            self.work.attempt.add((kind.group, kind.plural, meta.get("namespace") or "", meta["name"]))
-        if old_refs and old_refs is not refs and old_refs != refs:
+            self._on_deleting(kind, meta)
+        if old is None:
+            if refs and self._unverified_owner(meta, refs, None):
+                work.attempt.add((kind.group, kind.plural, meta.get("namespace") or "", meta["name"]))
+            return
+        old_refs = old["metadata"].get("ownerReferences")
+        if old_refs is refs:  # (the same list: an update that left them as stored)
+            return
+        if refs and old_refs != refs and self._unverified_owner(meta, refs, old_refs):
+            work.attempt.add((kind.group, kind.plural, meta.get("namespace") or "", meta["name"]))
+        if old_refs and old_refs != refs:
             self._note_unblocked_owners(old_refs, refs)
+
+    def _on_deleted(self, kind: Kind, meta: dict[str, Any], refs: list[Any]) -> None:
+        """:meth:`on_event` of a deletion: its dependents to check, the owners waiting for it, its namespace."""
+        work = self.work
+        uid = meta.get("uid", "")
+        for g, p, key in self.api.store.dependents_of(uid):
+            dns, _, name = key.rpartition("/")
+            work.attempt.add((g, p, dns, name))
+        work.foreground.discard(uid)
+        work.orphan.discard(uid)
+        for r in refs:
+            if r.get("uid") and self._is_foreground_owner(str(r["uid"])):
+                work.foreground.add(str(r["uid"]))
+        ns = meta.get("namespace")
+        if ns and ns in work.terminating:
+            work.namespaces.add(ns)
+        if kind.builtin and kind.kind == "Namespace":
+            work.terminating.discard(meta.get("name", ""))
+
+    def _on_deleting(self, kind: Kind, meta: dict[str, Any]) -> None:
+        """:meth:`on_event` of an object being deleted: its namespace, its foreground or orphan deletion."""
+        work = self.work
+        ns = meta.get("namespace")
+        if ns and ns in work.terminating:  # (its content's finalizers changed: the conditions follow)
+            work.namespaces.add(ns)
+        fins = meta.get("finalizers") or []
+        if FOREGROUND in fins:
+            work.foreground.add(meta.get("uid", ""))
+        if ORPHAN in fins:
+            work.orphan.add(meta.get("uid", ""))
+        if kind.builtin and kind.kind == "Namespace":
+            work.namespaces.add(meta["name"])
+            work.terminating.add(meta["name"])
 
     def _note_claims(self, etype: str, kind: Kind, meta: dict[str, Any]) -> None:
         """The pvc-protection controller's events: a claim without its finalizer (to add it back), a claim
@@ -98,13 +114,14 @@ class GarbageCollector:
         the owner's deletion sends its dependents to be checked."""
         had = {r.get("uid") for r in old_refs if isinstance(r, dict)} if old_refs else ()
         ns = meta.get("namespace") or ""
+        lookup = self.api.store.lookup_uid  # (APIServer.entry_by_uid, without its call)
         for r in refs:
             if not isinstance(r, dict):
                 return True
             uid = r.get("uid")
             if uid in had:
                 continue
-            e = self.api.entry_by_uid(str(uid)) if uid else None
+            e = lookup(str(uid)) if uid else None
             if e is None or (e.namespace and e.namespace != ns) or e.name != r.get("name"):
                 return True
             owner = e.obj
