@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from fakeapi.buildinfo import warn_if_stale
+from fakeapi.machinery.lazymodule import lazy_exports
 from fakeapi.server import hooks as _hooks
 
 __all__ = [
@@ -83,24 +84,9 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """The public names, each imported from its module on first use: ``import fakeapi`` (which any
-    ``fakeapi.*`` import runs first) loads none of the server, so a process that only needs one corner
-    of the package (the pytest plugin's options in a pytest-xdist controller, which runs no case) does
-    not load the rest (issue 22); a program that only serves never loads the controller host."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'fakeapi' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """The module's names, the lazily imported public ones included."""
-    return sorted({*globals(), *__all__})
+# (issue 22: a process that needs one corner of the package, such as the pytest plugin's options in a
+# pytest-xdist controller, which runs no case, does not load the rest)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, __all__)
 
 
 def _garbage_collector(api: Any) -> Any:

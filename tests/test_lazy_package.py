@@ -50,7 +50,8 @@ def test_the_plugin_loads_neither_the_server_nor_the_runner_and_servers_get_thei
     assert out.returncode == 0, out.stderr[-3000:]
     loaded, collector, again = out.stdout.strip().splitlines()
     assert set(loaded.split(",")) == {
-        "fakeapi", "fakeapi.buildinfo", "fakeapi.server", "fakeapi.server.hooks", "fakeapi.server.clock",
+        "fakeapi", "fakeapi.buildinfo", "fakeapi.machinery", "fakeapi.machinery.lazymodule",
+        "fakeapi.server", "fakeapi.server.hooks", "fakeapi.server.clock",
         "fakeapi.harness", "fakeapi.harness.plugin", "fakeapi.harness.plugins", "fakeapi.harness.bundles",
         "fakeapi.harness.gcpolicy", "fakeapi.harness.planshare", "fakeapi.harness.settle"}
     assert collector == "fakeapi.controllers.gc GarbageCollector"

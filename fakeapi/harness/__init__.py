@@ -29,7 +29,9 @@ May import: every layer below it (:mod:`fakeapi.host`, :mod:`fakeapi.http`,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from fakeapi.machinery.lazymodule import lazy_exports
 
 __all__ = [
     "ABSENT",
@@ -104,20 +106,6 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """The public names, each imported from its module on first use, so that a process which needs one
-    corner of the harness (the pytest plugin's options in a pytest-xdist controller, which runs no case)
-    does not load the rest (issue 22)."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'fakeapi.harness' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """The module's names, the lazily imported public ones included."""
-    return sorted({*globals(), *__all__})
+# (issue 22: a process that needs one corner of the package, such as the pytest plugin's options in a
+# pytest-xdist controller, which runs no case, does not load the rest)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, __all__)

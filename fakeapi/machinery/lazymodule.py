@@ -48,3 +48,25 @@ def lazy_module(owner: str, target: str, attr: str = "") -> Any:
     lazy_module(__name__, "fakeapi.registry.apps.validation")``. Bind the real import under
     ``if TYPE_CHECKING:`` beside it, so type checkers and the layering test see the dependency."""
     return LazyModule(owner, attr or target.rpartition(".")[2], target)
+
+
+def lazy_exports(package: str, homes: dict[str, str], names: list[str]) -> tuple[Any, Any]:
+    """A package's ``__getattr__`` and ``__dir__`` for public names imported from their home module on
+    first use (``homes``: name -> module), each then kept in the package's globals: a process that
+    needs one corner of the package does not load the rest."""
+    space = sys.modules[package].__dict__
+
+    def getattr_(name: str) -> Any:
+        home = homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(home), name)
+        space[name] = value
+        return value
+
+    def dir_() -> list[str]:
+        return sorted({*space, *names})
+
+    getattr_.__doc__ = f"The public names of {package}, each imported from its module on first use."
+    dir_.__doc__ = "The module's names, the lazily imported public ones included."
+    return getattr_, dir_
