@@ -4,9 +4,11 @@
 :mod:`fakeapi.controllers`, yet ``api.serve()`` runs the HTTP server and
 ``APIServer(garbage_collector=True)`` runs the collector. So each of those packages registers
 its implementation here when it is imported (as Kubernetes' ``install`` packages register their
-types into a scheme), and the server asks this module. ``import fakeapi`` imports both
-packages, and Python runs ``fakeapi/__init__.py`` before any ``fakeapi.*`` module a program
-imports: whatever a program imports, the server finds them registered.
+types into a scheme), and the server asks this module. ``import fakeapi`` imports neither
+package (a cold start pays for neither): it registers stand-ins that import the package on
+first use and hand over to it (``fakeapi/__init__.py``), and Python runs ``fakeapi/__init__.py``
+before any ``fakeapi.*`` module a program imports: whatever a program imports, the server finds
+an implementation registered.
 """
 
 from __future__ import annotations
