@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from fakeapi.machinery.errors import ApiError
 from fakeapi.server import apiserver
 from fakeapi.server.apiserver import DEFAULT_NAMESPACES, APIServer
 from fakeapi.server.clock import Clock
@@ -151,3 +152,22 @@ def test_writes_after_a_template_start_answer_as_after_creates(no_templates: dic
         api.check_snapshots()
         answers.append((json.dumps(got), state(api)))
     assert answers[0] == answers[1]
+
+
+@pytest.mark.parametrize("managed_fields", [True, False])
+def test_the_first_servers_creates_skip_only_a_schema_check_their_bodies_pass(
+        no_templates: dict[bool, Any], managed_fields: bool) -> None:
+    """The first server's four creates skip the Namespace schema's check (so a server that validates nothing
+    else never builds a validator): what they admitted passes that check, and a Namespace the schema rejects
+    is still refused."""
+    api = APIServer(managed_fields=managed_fields)
+    kind = api.kinds.require("Namespace", "v1")
+    assert kind.compiled is not None
+    for ns in DEFAULT_NAMESPACES:
+        stored = api.get("Namespace", ns)
+        assert stored["spec"] == {"finalizers": ["kubernetes"]} and stored["status"] == {"phase": "Active"}
+        assert kind.compiled.validate(stored) == []
+        assert kind.compiled.validate({**stored, "spec": {"finalizers": [5]}}) != []  # (the check is a real one)
+    with pytest.raises(ApiError) as bad:  # (a client's Namespace is checked as before)
+        api.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}, "spec": {"finalizers": "k"}})
+    assert bad.value.code == 400 and "spec.finalizers" in str(bad.value)
