@@ -19,15 +19,15 @@ Type expressions are Go's, with package paths in place of package names:
 
 from __future__ import annotations
 
-import importlib.resources
 import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-#: The built-in kinds' data file, found from the package root (whichever module reads it).
-K8S_DATA = Path(str(importlib.resources.files("fakeapi"))) / "codec" / "gostructs_k8s.json"
+#: The built-in kinds' data file, beside this module (a path from ``__file__``: importlib.resources would
+#: import tempfile, shutil, zipfile, bz2 and lzma at every cold start; issue 22).
+K8S_DATA = Path(__file__).resolve().parent / "gostructs_k8s.json"
 
 #: The formats of data file this module reads.
 FORMATS = frozenset({1})
