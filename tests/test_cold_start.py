@@ -37,7 +37,7 @@ lazy = ["fakeapi.registry.apps.validation", "fakeapi.registry.networking.validat
         "fakeapi.codec.semantic", "fakeapi.host", "fakeapi.http", "fakeapi.harness",
         "fakeapi.machinery.typedapply", "fakeapi.machinery.serverapply", "fakeapi.registry.core.defaults", "fakeapi.codec.godecode",
         "fakeapi.machinery.quantity", "fakeapi.registry.apiextensions.crdsnapshot", "fakeapi.codec.fromunstructured",
-        "fakeapi.codec.snapshots", "jsonschema_rs"]
+        "fakeapi.codec.snapshots", "jsonschema_rs", "zipfile", "tempfile"]
 print(",".join(m for m in lazy if m in sys.modules))
 import fakeapi.registry.apps.strategy as apps
 from fakeapi.machinery.lazymodule import LazyModule
@@ -57,7 +57,7 @@ def test_the_first_server_loads_no_validation_of_kinds_it_never_writes() -> None
     uses), the CRD rules, semantic equality, server-side apply's typed walks, the core group's
     defaults but a Namespace's, the Go decoder, quantities, CRD snapshots, the unstructured
     converter's errors, (unless switched on) the snapshot check and the schema validator (jsonschema-rs, whose
-    extension imports email, socket and decimal) are imported when first used, and then stand in the strategy modules'
+    extension imports email, socket and decimal) are imported when first used (nor importlib.resources: zipfile, tempfile), and then stand in the strategy modules'
     globals as the plain modules."""
     out = subprocess.run([sys.executable, "-c", LAZY_CHILD], cwd=ROOT, capture_output=True, text=True, timeout=120,
                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"})
