@@ -702,6 +702,10 @@ def _merge_slice(
 ) -> list[Any]:
     if not original and not patch:
         return original
+    if merge_key and not is_delete_list:
+        fast = _merge_keyed_maps(original, patch, elem_schema, merge_key)
+        if fast is not None:
+            return fast
     kind = _slice_element_type(original, patch)
     if kind != "map":
         if is_delete_list:
@@ -717,6 +721,67 @@ def _merge_slice(
     else:
         patch_items, server_only = _partition_maps(merged, patch, merge_key)
     return _normalize_element_order(patch_items, server_only, patch, original, merge_key, kind)
+
+
+def _merge_keyed_maps(
+    original: list[Any], patch: list[Any], elem_schema: Schema | None, merge_key: str
+) -> list[Any] | None:
+    """:func:`_merge_slice` of two lists of maps keyed by distinct string merge-key values (a pod's
+    conditions by ``type``), in one pass: None when the general path is needed (issue 22).
+
+    What the general path works out, step by step, for such lists: no patch item carries ``$patch``
+    or another ``$`` key (so no merge changes an item's key, and no merged item is a deletion), each
+    patch item merges into the original item with its key or is appended; the items the patch names
+    come in the patch's order, the others in the original's; ``mergeSortedSlice`` interleaves them,
+    an original item first when the patch item is new or comes later in the original. Every check
+    the general path makes (element types, merge keys present) holds for such lists, so it raises
+    nothing but what the merges raise, in the same order.
+    """
+    where: dict[str, int] = {}
+    for i, o in enumerate(original):
+        if type(o) is not dict or _DIRECTIVE in o:
+            return None
+        x = o.get(merge_key)
+        if type(x) is not str or x in where:
+            return None
+        where[x] = i
+    keys: dict[str, int] = {}
+    for v in patch:
+        if type(v) is not dict:
+            return None
+        x = v.get(merge_key)
+        if type(x) is not str or x in keys:
+            return None
+        for k in v:
+            if k.startswith("$"):  # ($patch, $retainKeys, $setElementOrder/..., $deleteFromPrimitiveList/...)
+                return None
+        keys[x] = where.get(x, -1)
+    at = list(keys.values())  # (each patch item's index in the original, -1: new; in the patch's order)
+    right = [v if i < 0 else _merge_map(dict(original[i]), v, elem_schema) for v, i in zip(patch, at)]
+    left = [o for o in original if o[merge_key] not in keys]
+    if not left:
+        return right
+    # (_merge_sorted_slice with the positions known: a server-only item goes first when it comes before
+    # the patch item in the original, which a new patch item does not)
+    out: list[Any] = []
+    nl, nr = len(left), len(right)
+    i = j = 0
+    li = where[left[0][merge_key]]
+    while i < nl and j < nr:
+        ri = at[j]
+        if ri >= 0 and li < ri:
+            out.append(left[i])
+            i += 1
+            if i < nl:
+                li = where[left[i][merge_key]]
+        else:
+            out.append(right[j])
+            j += 1
+    if i < nl:
+        out.extend(left[i:])
+    elif j < nr:
+        out.extend(right[j:])
+    return out
 
 
 def _dedup_scalars(values: list[Any]) -> list[Any]:
