@@ -25,7 +25,7 @@ def _run(doc: dict[str, Any], patch: Any) -> tuple[str, str]:
     doc_before, patch_before = copy.deepcopy(doc), copy.deepcopy(patch)
     try:
         out = ("ok", json.dumps(patches.apply_strategic_merge_patch(doc, patch, POD_SCHEMA)))
-    except patches.PatchError as e:
+    except Exception as e:  # (a PatchError, or what a body no decoder gives breaks: both must agree)
         out = (type(e).__name__, str(e))
     assert doc == doc_before and json.dumps(doc) == json.dumps(doc_before)
     assert patch == patch_before
@@ -190,3 +190,118 @@ def test_keyed_list_fast_path_agrees_on_seeded_random_cases(monkeypatch: pytest.
     assert sum(1 for r in fast if r[0] == "ok") > 300
     assert sum(1 for r in fast if r[0] != "ok") > 10  # errors are compared too
     assert _fast_taken(monkeypatch, cases) > 200
+
+
+def _general_copying(monkeypatch: pytest.MonkeyPatch,
+                     cases: list[tuple[dict[str, Any], Any]]) -> list[tuple[str, str]]:
+    with monkeypatch.context() as m:
+        m.setattr(patches, "_plain_patch", lambda v: False)
+        return [_run(d, p) for d, p in cases]
+
+
+DOC: dict[str, Any] = {
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "p", "labels": {"a": "1"}, "finalizers": ["f1", "f2"],
+                 "ownerReferences": [{"apiVersion": "v1", "kind": "X", "name": "x", "uid": "1"}]},
+    "spec": {"containers": [{"name": "c1", "image": "i", "env": [{"name": "A", "value": "1"}],
+                             "ports": [{"containerPort": 80, "protocol": "TCP"}]}],
+             "tolerations": [{"key": "k", "operator": "Exists"}], "nodeSelector": {"n": "1"},
+             "volumes": [{"name": "v", "configMap": {"name": "cm"}}]},
+    "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "True", "lastProbeTime": None}],
+               "podIPs": [{"ip": "10.0.0.1"}]},
+}
+
+#: (what it shows, the patch): the plain path's answer must be the copying general path's.
+PLAIN_CASES: list[tuple[str, Any]] = [
+    ("the kubelet's start", {"status": {"phase": "Running", "startTime": "t", "containerStatuses": [
+        {"name": "c1", "ready": True, "state": {"running": {"startedAt": "t"}}}],
+        "conditions": _conds("PodScheduled", "Initialized", "ContainersReady", "Ready")}}),
+    ("an empty patch", {}),
+    ("a no-op patch", {"status": {"phase": "Pending"}, "metadata": {"labels": {"a": "1"}}}),
+    ("finalizers: a set union", {"metadata": {"finalizers": ["f3", "f1"]}}),
+    ("tolerations: replaced", {"spec": {"tolerations": [{"key": "j", "operator": "Exists"}]}}),
+    ("ports by containerPort (an int key)", {"spec": {"containers": [
+        {"name": "c1", "ports": [{"containerPort": 81}, {"containerPort": 80, "name": "h"}]}]}}),
+    ("a new container before the stored one", {"spec": {"containers": [{"name": "c0", "image": "j"}]}}),
+    ("env merged by name", {"spec": {"containers": [{"name": "c1", "env": [{"name": "B", "value": "2"}]}]}}),
+    ("a map over a scalar", {"spec": {"nodeSelector": "x"}}),
+    ("a list over a map", {"spec": {"nodeSelector": ["x"]}}),
+    ("a scalar over a list", {"metadata": {"finalizers": "x"}}),
+    ("a map over a null", {"status": {"conditions": [{"type": "PodScheduled", "lastProbeTime": {"a": 1}}]}}),
+    ("a list of lists (an error)", {"metadata": {"finalizers": [["x"]]}}),
+    ("mixed list items (an error)", {"metadata": {"finalizers": ["x", 1]}}),
+    ("a list item without its merge key (an error)", {"spec": {"containers": [{"image": "x"}]}}),
+    ("podIPs merged by ip", {"status": {"podIPs": [{"ip": "10.0.0.2"}]}}),
+    ("nulls: the general path", {"status": {"phase": None}}),
+    ("a null in a list: the general path", {"metadata": {"finalizers": [None]}}),
+    ("$patch: the general path", {"spec": {"nodeSelector": {"$patch": "replace", "m": "2"}}}),
+    ("$setElementOrder: the general path", {"metadata": {"$setElementOrder/finalizers": ["f2", "f1"]}}),
+    ("a non-string key: the general path", {"spec": {1: "x"}}),
+    ("a tuple value: the general path", {"spec": {"x": ("a",)}}),
+]
+
+
+@pytest.mark.parametrize(("what", "patch"), PLAIN_CASES, ids=[c[0] for c in PLAIN_CASES])
+def test_plain_patch_path_gives_what_the_copying_path_gives(
+    monkeypatch: pytest.MonkeyPatch, what: str, patch: Any
+) -> None:
+    """A patch with no null and no ``$`` key is merged without a copy: same answer, the patch left as it was."""
+    cases = [(DOC, patch)]
+    assert [_run(d, p) for d, p in cases] == _general_copying(monkeypatch, cases)
+
+
+def test_plain_patch_check() -> None:
+    """What :func:`_plain_patch` accepts: plain JSON without nulls or ``$`` keys, at any depth."""
+    assert patches._plain_patch({"a": [{"b": 1, "c": [1.5, True, "x"]}], "d": {}})
+    for bad in ({"a": None}, {"a": [None]}, {"a": {"$patch": "delete"}}, {"a": [{"$retainKeys": []}]},
+                {"$setElementOrder/x": []}, {"a": {"b": ("t",)}}, {1: "x"}, {"a": [object()]}):
+        assert not patches._plain_patch(bad), bad
+
+
+def test_plain_patch_path_agrees_on_seeded_random_cases(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seeded random patches over every kind of field (merged, replaced, set lists, scalars, maps), some
+    with nulls or directives (the general path for both): every answer is the copying path's."""
+    rnd = random.Random(2222)
+
+    def value(depth: int) -> Any:
+        r = rnd.random()
+        if depth > 2 or r < 0.4:
+            return rnd.choice(["x", 1, 2.5, True, "y"] + ([None] if rnd.random() < 0.05 else []))
+        if r < 0.7:
+            return {rnd.choice(["a", "b", "c", "name", "ip"]): value(depth + 1) for _ in range(rnd.randint(0, 3))}
+        return [value(depth + 1) for _ in range(rnd.randint(0, 3))]
+
+    def patch() -> dict[str, Any]:
+        p: dict[str, Any] = {}
+        if rnd.random() < 0.6:
+            p["metadata"] = {"finalizers": rnd.sample(["f1", "f2", "f3"], rnd.randint(0, 3))} if rnd.random() < 0.5 \
+                else {"labels": {rnd.choice(["a", "b"]): rnd.choice(["1", "2"])}}
+        if rnd.random() < 0.7:
+            spec: dict[str, Any] = {}
+            if rnd.random() < 0.6:
+                spec["containers"] = [{"name": rnd.choice(["c1", "c2"]),
+                                       **({"env": [{"name": rnd.choice(["A", "B"]), "value": "v"}]}
+                                          if rnd.random() < 0.5 else {}),
+                                       **({"ports": [{"containerPort": rnd.choice([80, 81])}]}
+                                          if rnd.random() < 0.3 else {})}
+                                      for _ in range(rnd.randint(0, 2))]
+            if rnd.random() < 0.4:
+                spec[rnd.choice(["tolerations", "nodeSelector", "volumes", "extra"])] = value(1)
+            p["spec"] = spec
+        if rnd.random() < 0.7:
+            p["status"] = {"phase": rnd.choice(["Running", "Pending"]),
+                           "conditions": [{"type": rnd.choice(["PodScheduled", "Ready"]),
+                                           "status": rnd.choice(["True", "False"])}
+                                          for _ in range(rnd.randint(0, 3))]}
+            if rnd.random() < 0.3:
+                p["status"]["podIPs"] = [{"ip": rnd.choice(["10.0.0.1", "10.0.0.3"])}]
+        if rnd.random() < 0.1:
+            p["status" if "status" in p else "spec"] = {"$patch": "replace"} if rnd.random() < 0.5 else None
+        return p
+
+    cases = [(DOC, patch()) for _ in range(600)]
+    plain = [_run(d, p) for d, p in cases]
+    assert plain == _general_copying(monkeypatch, cases)
+    assert sum(1 for d, p in cases if patches._plain_patch(p)) > 400
+    assert sum(1 for r in plain if r[0] == "ok") > 400
+    assert sum(1 for r in plain if r[0] != "ok") > 5

@@ -360,7 +360,38 @@ def apply_strategic_merge_patch(doc: dict[str, Any], patch: Any, schema: Schema 
         raise PatchFormatError(
             f"json: cannot unmarshal {_json_type(patch)} into Go value of type map[string]interface {{}}"
         )
+    if _plain_patch(patch):
+        # (issue 22: nothing to discard or act on, so the merge changes nothing in the patch: not copied, and
+        # the result shares the patch's values, as it shares the document's; the server's decoder copies them)
+        return _merge_plain(dict(doc), patch, schema)
     return _merge_map(dict(doc), fast_copy(patch), schema)
+
+
+def _plain_patch(v: Any) -> bool:
+    """Does a patch value hold only dicts, lists, strings, numbers and booleans, with no null and no key
+    starting with ``$`` (no directive, ``$retainKeys``, ``$setElementOrder/``, ``$deleteFromPrimitiveList/``)?"""
+    t = type(v)
+    if t is dict:
+        for k, x in v.items():
+            if type(k) is not str or k.startswith("$"):
+                return False
+            tx = type(x)
+            if tx is dict or tx is list:
+                if not _plain_patch(x):
+                    return False
+            elif tx not in _JSON_SCALARS:
+                return False
+        return True
+    if t is list:
+        for x in v:
+            tx = type(x)
+            if tx is dict or tx is list:
+                if not _plain_patch(x):
+                    return False
+            elif tx not in _JSON_SCALARS:
+                return False
+        return True
+    return t in _JSON_SCALARS
 
 
 _GO_TYPES: dict[type, str] = {type(None): "nil", bool: "bool", int: "int64", float: "float64", str: "string",
@@ -518,6 +549,33 @@ def _merge_map(original: dict[str, Any] | None, patch: dict[str, Any], schema: S
     return original
 
 
+def _merge_plain(original: dict[str, Any], patch: dict[str, Any], schema: Schema | None) -> dict[str, Any]:
+    """:func:`_merge_map` of a patch :func:`_plain_patch` accepts, which it neither changes nor copies.
+
+    Such a patch has no directive, ``$retainKeys``, ``$setElementOrder/`` or delete list to act on and
+    no null to discard (``_discard_nulls`` and ``_remove_directives`` would give each value back as it
+    is), so every step left is the general path's own, in its order: an added or retyped value taken,
+    maps merged (or replaced), lists by their strategy, scalars set.
+    """
+    for k, patch_v in patch.items():
+        orig_v = original.get(k, _ABSENT_KEY)
+        if orig_v is _ABSENT_KEY or (type(orig_v) is not type(patch_v) and _go_type(orig_v) != _go_type(patch_v)):
+            original[k] = patch_v
+        elif isinstance(orig_v, dict):
+            sub, strategy, _, _ = _field_facts(schema, k)
+            original[k] = patch_v if strategy == _REPLACE else _merge_plain(dict(orig_v), patch_v, sub)
+        elif isinstance(orig_v, list):
+            sub, strategy, merge_key, items = _field_facts(schema, k)
+            original[k] = _merge_slice_handler(orig_v, patch_v, items, strategy, merge_key, False, _merge_plain)
+        else:
+            original[k] = patch_v
+    return original
+
+
+#: :func:`_merge_map`, or :func:`_merge_plain` for a patch :func:`_plain_patch` accepts (the list merges' callback).
+MergeMap = Callable[[dict[str, Any], dict[str, Any], "Schema | None"], dict[str, Any]]
+
+
 def _directive_in_merge_map(directive: Any, patch: dict[str, Any]) -> dict[str, Any]:
     if directive == _REPLACE:
         del patch[_DIRECTIVE]
@@ -667,14 +725,15 @@ def _merge_key_value_equal(left: Any, right: Any, merge_key: str) -> bool:
 
 
 def _merge_slice_handler(
-    original: Any, patch: Any, elem_schema: Schema | None, strategy: str, merge_key: str, is_delete_list: bool
+    original: Any, patch: Any, elem_schema: Schema | None, strategy: str, merge_key: str, is_delete_list: bool,
+    merge: MergeMap = _merge_map,
 ) -> list[Any]:
     if not isinstance(original, list):
         raise _bad_arg_type("[]interface {}", original)
     if not isinstance(patch, list):
         raise _bad_arg_type("[]interface {}", patch)
     if strategy == _MERGE or is_delete_list:
-        return _merge_slice(original, patch, elem_schema, merge_key, is_delete_list)
+        return _merge_slice(original, patch, elem_schema, merge_key, is_delete_list, merge)
     return patch
 
 
@@ -698,12 +757,13 @@ def _slice_element_type(*slices: list[Any]) -> str:
 
 
 def _merge_slice(
-    original: list[Any], patch: list[Any], elem_schema: Schema | None, merge_key: str, is_delete_list: bool
+    original: list[Any], patch: list[Any], elem_schema: Schema | None, merge_key: str, is_delete_list: bool,
+    merge: MergeMap = _merge_map,
 ) -> list[Any]:
     if not original and not patch:
         return original
     if merge_key and not is_delete_list:
-        fast = _merge_keyed_maps(original, patch, elem_schema, merge_key)
+        fast = _merge_keyed_maps(original, patch, elem_schema, merge_key, merge)
         if fast is not None:
             return fast
     kind = _slice_element_type(original, patch)
@@ -715,7 +775,7 @@ def _merge_slice(
         if not merge_key:
             raise PatchInternalError("cannot merge lists without merge key for struct")
         original, patch = _merge_slice_with_special_elements(original, patch, merge_key)
-        merged = _merge_slice_without_special_elements(original, patch, merge_key, elem_schema)
+        merged = _merge_slice_without_special_elements(original, patch, merge_key, elem_schema, merge)
     if not merge_key:
         patch_items, server_only = _partition_primitives(merged, patch)
     else:
@@ -724,7 +784,7 @@ def _merge_slice(
 
 
 def _merge_keyed_maps(
-    original: list[Any], patch: list[Any], elem_schema: Schema | None, merge_key: str
+    original: list[Any], patch: list[Any], elem_schema: Schema | None, merge_key: str, merge: MergeMap = _merge_map
 ) -> list[Any] | None:
     """:func:`_merge_slice` of two lists of maps keyed by distinct string merge-key values (a pod's
     conditions by ``type``), in one pass: None when the general path is needed (issue 22).
@@ -757,7 +817,7 @@ def _merge_keyed_maps(
                 return None
         keys[x] = where.get(x, -1)
     at = list(keys.values())  # (each patch item's index in the original, -1: new; in the patch's order)
-    right = [v if i < 0 else _merge_map(dict(original[i]), v, elem_schema) for v, i in zip(patch, at)]
+    right = [v if i < 0 else merge(dict(original[i]), v, elem_schema) for v, i in zip(patch, at)]
     left = [o for o in original if o[merge_key] not in keys]
     if not left:
         return right
@@ -824,7 +884,7 @@ def _matches_key(item: Any, key: str, value: Any) -> bool:
 
 
 def _merge_slice_without_special_elements(
-    original: list[Any], patch: list[Any], merge_key: str, elem_schema: Schema | None
+    original: list[Any], patch: list[Any], merge_key: str, elem_schema: Schema | None, merge: MergeMap = _merge_map
 ) -> list[Any]:
     out = list(original)
     # where each merge-key value first occurs (None: a value that needs the scan below)
@@ -838,7 +898,7 @@ def _merge_slice_without_special_elements(
             assert where is not None
             i = where.get(hk, -1)
             if i >= 0:
-                merged = out[i] = _merge_map(dict(out[i]), v, elem_schema)
+                merged = out[i] = merge(dict(out[i]), v, elem_schema)
                 if type(merged) is not dict or merge_key not in merged or _hkey(merged[merge_key]) != hk:
                     # the patch changed the key itself (a null drops it): find first occurrences again
                     where = _key_positions(out, merge_key) if all(type(o) is dict for o in out) else None
@@ -848,7 +908,7 @@ def _merge_slice_without_special_elements(
             continue
         for i, o in enumerate(out):
             if _matches_key(o, merge_key, value):
-                out[i] = _merge_map(dict(o), v, elem_schema)
+                out[i] = merge(dict(o), v, elem_schema)
                 break
         else:
             out.append(v)
