@@ -253,8 +253,16 @@ def test_plain_patch_path_gives_what_the_copying_path_gives(
 def test_plain_patch_check() -> None:
     """What :func:`_plain_patch` accepts: plain JSON without nulls or ``$`` keys, at any depth."""
     assert patches._plain_patch({"a": [{"b": 1, "c": [1.5, True, "x"]}], "d": {}})
+    assert patches._plain_patch({"a": "x$", "b": "$"[:0], "c": -1, "d": 1e300})
+
+    class Text(str):
+        pass
+
     for bad in ({"a": None}, {"a": [None]}, {"a": {"$patch": "delete"}}, {"a": [{"$retainKeys": []}]},
-                {"$setElementOrder/x": []}, {"a": {"b": ("t",)}}, {1: "x"}, {"a": [object()]}):
+                {"$setElementOrder/x": []}, {"a": {"b": ("t",)}}, {1: "x"}, {"a": [object()]},
+                {"a": float("nan")}, {"a": float("inf")}, {"a": 2**70}, {"a": Text("x")}, {Text("a"): 1},
+                # (conservative: a string holding ``null`` or starting with ``$`` goes to the general path)
+                {"a": "nullable"}, {"a": "$x"}):
         assert not patches._plain_patch(bad), bad
 
 
