@@ -276,6 +276,8 @@ def create_merge_patch(original: Any, modified: Any) -> Any:
 
 
 def _as_obj(v: Any) -> Mapping[str, Any]:
+    if type(v) is dict:  # (the commonest: no abstract-class check)
+        return v
     if v is None:
         return {}
     if not isinstance(v, Mapping):
@@ -1114,17 +1116,31 @@ def _diff_maps(original: dict[str, Any], modified: dict[str, Any], schema: Schem
         if to != tm:
             patch[k] = mv
         elif tm == "map":
-            sub = _diff_maps(ov, mv, openapi.child(schema, k))
+            sub = _diff_maps(ov, mv, _child(schema, k))
             if sub:
                 patch[k] = sub
         elif tm == "slice":
-            _diff_lists(patch, k, ov, mv, openapi.child(schema, k))
+            _diff_lists(patch, k, ov, mv, _child(schema, k))
         elif ov != mv:
             patch[k] = mv
     return patch
 
 
 _ABSENT_KEY: Any = object()
+
+#: :func:`_child` answers by (schema node id, key), with the node kept (its id stays its own).
+_CHILDREN: dict[tuple[int, str], tuple[Any, Schema | None]] = {}
+
+
+def _child(schema: Schema | None, key: str) -> Schema | None:
+    """``openapi.child``, worked out once per schema node and key (the kubelet's diffs: built-in schemas,
+    which live as long as the process; issue 22)."""
+    hit = _CHILDREN.get((id(schema), key))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    sub = openapi.child(schema, key)
+    _CHILDREN[(id(schema), key)] = (schema, sub)
+    return sub
 
 
 def _diff_lists(patch: dict[str, Any], key: str, original: list[Any], modified: list[Any],
