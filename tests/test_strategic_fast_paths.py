@@ -313,3 +313,54 @@ def test_plain_patch_path_agrees_on_seeded_random_cases(monkeypatch: pytest.Monk
     assert sum(1 for d, p in cases if patches._plain_patch(p)) > 400
     assert sum(1 for r in plain if r[0] == "ok") > 400
     assert sum(1 for r in plain if r[0] != "ok") > 5
+
+
+#: Status patches a server answers (strategic, on the status subresource), in order, on one pod.
+SERVER_PATCHES: list[Any] = [
+    {"status": {"phase": "Running", "startTime": "2026-01-01T00:00:00Z",
+                "containerStatuses": [{"name": "c", "image": "i", "imageID": "", "ready": True, "started": True,
+                                       "restartCount": 0, "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}}}],
+                "conditions": [{"type": t, "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}
+                               for t in ("PodScheduled", "Initialized", "ContainersReady", "Ready")]}},
+    {"status": {"phase": "Running"}},  # a no-op
+    {"status": {"conditions": [{"type": "Ready", "status": "False", "reason": "R"}]}},
+    {"status": {"$setElementOrder/conditions": [{"type": "Ready"}, {"type": "PodScheduled"}],
+                "conditions": [{"type": "Ready", "status": "True"}, {"type": "Initialized", "$patch": "delete"}]}},
+    {"status": {"conditions": [{"type": "X", "status": "True"}], "message": None}},
+    {"status": {"conditions": [{"type": 5}]}},  # a merge key the Go type refuses
+    {"status": {"conditions": [{"status": "True"}]}},  # no merge key: a 500
+]
+
+
+def _serve(monkeypatch: pytest.MonkeyPatch, general: bool) -> list[str]:
+    """Every answer (body or error), the stored pod and the watch events of :data:`SERVER_PATCHES`."""
+    from fakeapi.machinery import errors
+    from fakeapi.server.apiserver import APIServer
+
+    with monkeypatch.context() as m:
+        if general:
+            m.setattr(patches, "_plain_patch", lambda v: False)
+            m.setattr(patches, "_merge_keyed_maps", lambda *args: None)
+        api = APIServer()
+        api.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+                    "spec": {"containers": [{"name": "c", "image": "i"}]}})
+        api.bind_pod("p", "default", "node")
+        w = api.watch("Pod", namespace="default", resource_version=api.get("Pod", "p", namespace="default")[
+            "metadata"]["resourceVersion"])
+        out = []
+        for body in SERVER_PATCHES:
+            try:
+                out.append(json.dumps(api.patch("Pod", "p", copy.deepcopy(body), namespace="default",
+                                                patch_type="strategic", subresource="status", actor="kubelet")))
+            except errors.ApiError as e:
+                out.append(json.dumps(e.status))
+        out.append(json.dumps(api.get("Pod", "p", namespace="default")))
+        out.extend(json.dumps([ev.type, ev.object]) for ev in w.poll())
+        return out
+
+
+def test_server_strategic_status_patches_answer_as_the_general_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the server (decode, managedFields, watch): the fast paths change no answer, stored byte or event."""
+    fast = _serve(monkeypatch, general=False)
+    assert fast == _serve(monkeypatch, general=True)
+    assert len(fast) > len(SERVER_PATCHES) + 3
