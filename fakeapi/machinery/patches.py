@@ -27,6 +27,7 @@ from typing import Any
 
 import jsonpatch
 import jsonpointer
+import orjson
 
 from fakeapi.machinery import openapi
 from fakeapi.machinery.jsonutil import fast_copy
@@ -275,6 +276,8 @@ def create_merge_patch(original: Any, modified: Any) -> Any:
 
 
 def _as_obj(v: Any) -> Mapping[str, Any]:
+    if type(v) is dict:  # (the commonest: no abstract-class check)
+        return v
     if v is None:
         return {}
     if not isinstance(v, Mapping):
@@ -360,7 +363,37 @@ def apply_strategic_merge_patch(doc: dict[str, Any], patch: Any, schema: Schema 
         raise PatchFormatError(
             f"json: cannot unmarshal {_json_type(patch)} into Go value of type map[string]interface {{}}"
         )
+    if _plain_patch(patch):
+        # (issue 22: nothing to discard or act on, so the merge changes nothing in the patch: not copied, and
+        # the result shares the patch's values, as it shares the document's; the server's decoder copies them)
+        return _merge_plain(dict(doc), patch, schema)
     return _merge_map(dict(doc), fast_copy(patch), schema)
+
+
+def _plain_patch(v: Any) -> bool:
+    """Does a patch value hold only dicts, lists, strings, numbers and booleans, with no null and no key
+    starting with ``$`` (no directive, ``$retainKeys``, ``$setElementOrder/``, ``$deleteFromPrimitiveList/``)?
+
+    Answered at C speed, as :func:`fakeapi.machinery.bodycheck._plain_size` settles a body: orjson writes
+    it (dicts with ``str`` keys, lists, tuples, ``str``, ints within 64 bits, floats, bools, None; every
+    subclass and the other types it knows refused), the text holds neither ``null`` (a NaN or an infinity
+    is written so too) nor a string starting with ``$``, and reads back equal to the value (so there was no
+    tuple nor anything else orjson writes as another JSON value). A ``null`` or ``"$`` inside a string
+    only sends a patch to the general path, which gives the same answer.
+    """
+    try:
+        data = orjson.dumps(v, default=_refuse, option=_PASSTHROUGH)
+    except TypeError:  # (orjson.JSONEncodeError is one)
+        return False
+    return b"null" not in data and b'"$' not in data and orjson.loads(data) == v
+
+
+#: orjson hands subclasses of builtin types, dataclasses and dates to ``default`` (:func:`_refuse`).
+_PASSTHROUGH = orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError
 
 
 _GO_TYPES: dict[type, str] = {type(None): "nil", bool: "bool", int: "int64", float: "float64", str: "string",
@@ -518,6 +551,33 @@ def _merge_map(original: dict[str, Any] | None, patch: dict[str, Any], schema: S
     return original
 
 
+def _merge_plain(original: dict[str, Any], patch: dict[str, Any], schema: Schema | None) -> dict[str, Any]:
+    """:func:`_merge_map` of a patch :func:`_plain_patch` accepts, which it neither changes nor copies.
+
+    Such a patch has no directive, ``$retainKeys``, ``$setElementOrder/`` or delete list to act on and
+    no null to discard (``_discard_nulls`` and ``_remove_directives`` would give each value back as it
+    is), so every step left is the general path's own, in its order: an added or retyped value taken,
+    maps merged (or replaced), lists by their strategy, scalars set.
+    """
+    for k, patch_v in patch.items():
+        orig_v = original.get(k, _ABSENT_KEY)
+        if orig_v is _ABSENT_KEY or (type(orig_v) is not type(patch_v) and _go_type(orig_v) != _go_type(patch_v)):
+            original[k] = patch_v
+        elif isinstance(orig_v, dict):
+            sub, strategy, _, _ = _field_facts(schema, k)
+            original[k] = patch_v if strategy == _REPLACE else _merge_plain(dict(orig_v), patch_v, sub)
+        elif isinstance(orig_v, list):
+            sub, strategy, merge_key, items = _field_facts(schema, k)
+            original[k] = _merge_slice_handler(orig_v, patch_v, items, strategy, merge_key, False, _merge_plain)
+        else:
+            original[k] = patch_v
+    return original
+
+
+#: :func:`_merge_map`, or :func:`_merge_plain` for a patch :func:`_plain_patch` accepts (the list merges' callback).
+MergeMap = Callable[[dict[str, Any], dict[str, Any], "Schema | None"], dict[str, Any]]
+
+
 def _directive_in_merge_map(directive: Any, patch: dict[str, Any]) -> dict[str, Any]:
     if directive == _REPLACE:
         del patch[_DIRECTIVE]
@@ -667,14 +727,15 @@ def _merge_key_value_equal(left: Any, right: Any, merge_key: str) -> bool:
 
 
 def _merge_slice_handler(
-    original: Any, patch: Any, elem_schema: Schema | None, strategy: str, merge_key: str, is_delete_list: bool
+    original: Any, patch: Any, elem_schema: Schema | None, strategy: str, merge_key: str, is_delete_list: bool,
+    merge: MergeMap = _merge_map,
 ) -> list[Any]:
     if not isinstance(original, list):
         raise _bad_arg_type("[]interface {}", original)
     if not isinstance(patch, list):
         raise _bad_arg_type("[]interface {}", patch)
     if strategy == _MERGE or is_delete_list:
-        return _merge_slice(original, patch, elem_schema, merge_key, is_delete_list)
+        return _merge_slice(original, patch, elem_schema, merge_key, is_delete_list, merge)
     return patch
 
 
@@ -698,10 +759,15 @@ def _slice_element_type(*slices: list[Any]) -> str:
 
 
 def _merge_slice(
-    original: list[Any], patch: list[Any], elem_schema: Schema | None, merge_key: str, is_delete_list: bool
+    original: list[Any], patch: list[Any], elem_schema: Schema | None, merge_key: str, is_delete_list: bool,
+    merge: MergeMap = _merge_map,
 ) -> list[Any]:
     if not original and not patch:
         return original
+    if merge_key and not is_delete_list:
+        fast = _merge_keyed_maps(original, patch, elem_schema, merge_key, merge)
+        if fast is not None:
+            return fast
     kind = _slice_element_type(original, patch)
     if kind != "map":
         if is_delete_list:
@@ -711,12 +777,73 @@ def _merge_slice(
         if not merge_key:
             raise PatchInternalError("cannot merge lists without merge key for struct")
         original, patch = _merge_slice_with_special_elements(original, patch, merge_key)
-        merged = _merge_slice_without_special_elements(original, patch, merge_key, elem_schema)
+        merged = _merge_slice_without_special_elements(original, patch, merge_key, elem_schema, merge)
     if not merge_key:
         patch_items, server_only = _partition_primitives(merged, patch)
     else:
         patch_items, server_only = _partition_maps(merged, patch, merge_key)
     return _normalize_element_order(patch_items, server_only, patch, original, merge_key, kind)
+
+
+def _merge_keyed_maps(
+    original: list[Any], patch: list[Any], elem_schema: Schema | None, merge_key: str, merge: MergeMap = _merge_map
+) -> list[Any] | None:
+    """:func:`_merge_slice` of two lists of maps keyed by distinct string merge-key values (a pod's
+    conditions by ``type``), in one pass: None when the general path is needed (issue 22).
+
+    What the general path works out, step by step, for such lists: no patch item carries ``$patch``
+    or another ``$`` key (so no merge changes an item's key, and no merged item is a deletion), each
+    patch item merges into the original item with its key or is appended; the items the patch names
+    come in the patch's order, the others in the original's; ``mergeSortedSlice`` interleaves them,
+    an original item first when the patch item is new or comes later in the original. Every check
+    the general path makes (element types, merge keys present) holds for such lists, so it raises
+    nothing but what the merges raise, in the same order.
+    """
+    where: dict[str, int] = {}
+    for i, o in enumerate(original):
+        if type(o) is not dict or _DIRECTIVE in o:
+            return None
+        x = o.get(merge_key)
+        if type(x) is not str or x in where:
+            return None
+        where[x] = i
+    keys: dict[str, int] = {}
+    for v in patch:
+        if type(v) is not dict:
+            return None
+        x = v.get(merge_key)
+        if type(x) is not str or x in keys:
+            return None
+        for k in v:
+            if k.startswith("$"):  # ($patch, $retainKeys, $setElementOrder/..., $deleteFromPrimitiveList/...)
+                return None
+        keys[x] = where.get(x, -1)
+    at = list(keys.values())  # (each patch item's index in the original, -1: new; in the patch's order)
+    right = [v if i < 0 else merge(dict(original[i]), v, elem_schema) for v, i in zip(patch, at)]
+    left = [o for o in original if o[merge_key] not in keys]
+    if not left:
+        return right
+    # (_merge_sorted_slice with the positions known: a server-only item goes first when it comes before
+    # the patch item in the original, which a new patch item does not)
+    out: list[Any] = []
+    nl, nr = len(left), len(right)
+    i = j = 0
+    li = where[left[0][merge_key]]
+    while i < nl and j < nr:
+        ri = at[j]
+        if ri >= 0 and li < ri:
+            out.append(left[i])
+            i += 1
+            if i < nl:
+                li = where[left[i][merge_key]]
+        else:
+            out.append(right[j])
+            j += 1
+    if i < nl:
+        out.extend(left[i:])
+    elif j < nr:
+        out.extend(right[j:])
+    return out
 
 
 def _dedup_scalars(values: list[Any]) -> list[Any]:
@@ -759,7 +886,7 @@ def _matches_key(item: Any, key: str, value: Any) -> bool:
 
 
 def _merge_slice_without_special_elements(
-    original: list[Any], patch: list[Any], merge_key: str, elem_schema: Schema | None
+    original: list[Any], patch: list[Any], merge_key: str, elem_schema: Schema | None, merge: MergeMap = _merge_map
 ) -> list[Any]:
     out = list(original)
     # where each merge-key value first occurs (None: a value that needs the scan below)
@@ -773,7 +900,7 @@ def _merge_slice_without_special_elements(
             assert where is not None
             i = where.get(hk, -1)
             if i >= 0:
-                merged = out[i] = _merge_map(dict(out[i]), v, elem_schema)
+                merged = out[i] = merge(dict(out[i]), v, elem_schema)
                 if type(merged) is not dict or merge_key not in merged or _hkey(merged[merge_key]) != hk:
                     # the patch changed the key itself (a null drops it): find first occurrences again
                     where = _key_positions(out, merge_key) if all(type(o) is dict for o in out) else None
@@ -783,7 +910,7 @@ def _merge_slice_without_special_elements(
             continue
         for i, o in enumerate(out):
             if _matches_key(o, merge_key, value):
-                out[i] = _merge_map(dict(o), v, elem_schema)
+                out[i] = merge(dict(o), v, elem_schema)
                 break
         else:
             out.append(v)
@@ -989,17 +1116,31 @@ def _diff_maps(original: dict[str, Any], modified: dict[str, Any], schema: Schem
         if to != tm:
             patch[k] = mv
         elif tm == "map":
-            sub = _diff_maps(ov, mv, openapi.child(schema, k))
+            sub = _diff_maps(ov, mv, _child(schema, k))
             if sub:
                 patch[k] = sub
         elif tm == "slice":
-            _diff_lists(patch, k, ov, mv, openapi.child(schema, k))
+            _diff_lists(patch, k, ov, mv, _child(schema, k))
         elif ov != mv:
             patch[k] = mv
     return patch
 
 
 _ABSENT_KEY: Any = object()
+
+#: :func:`_child` answers by (schema node id, key), with the node kept (its id stays its own).
+_CHILDREN: dict[tuple[int, str], tuple[Any, Schema | None]] = {}
+
+
+def _child(schema: Schema | None, key: str) -> Schema | None:
+    """``openapi.child``, worked out once per schema node and key (the kubelet's diffs: built-in schemas,
+    which live as long as the process; issue 22)."""
+    hit = _CHILDREN.get((id(schema), key))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    sub = openapi.child(schema, key)
+    _CHILDREN[(id(schema), key)] = (schema, sub)
+    return sub
 
 
 def _diff_lists(patch: dict[str, Any], key: str, original: list[Any], modified: list[Any],
