@@ -12,7 +12,7 @@ from fakeapi.machinery.jsonutil import fast_copy
 from fakeapi.server.clock import parse_time
 
 from . import constants as c
-from .resourcebuilder import EMPTY, is_controlled_by, meta
+from .resourcebuilder import EMPTY, meta
 
 Obj = dict[str, Any]
 
@@ -228,7 +228,15 @@ def list_runners(client: ClientLike | ReaderLike, namespace: str, ers_name: str)
     controller owner reference), not a label selector: labels may be edited
     or filtered, the controller reference cannot be confused.
     """
-    return [r for r in client.list(c.KIND_ER, namespace) if is_controlled_by(r, c.KIND_ERS, ers_name)]
+    out: list[Obj] = []
+    for r in client.list(c.KIND_ER, namespace):
+        # (is_controlled_by, inline: every runner of every list the set's reconcile makes, issue 22)
+        for ref in (r.get("metadata") or EMPTY).get("ownerReferences") or ():
+            if isinstance(ref, dict) and ref.get("controller"):
+                if ref.get("kind") == c.KIND_ERS and ref.get("name") == ers_name:
+                    out.append(r)
+                break
+    return out
 
 
 def first_error(errs: list[BaseException]) -> None:

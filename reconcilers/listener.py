@@ -123,10 +123,15 @@ class ListenerSimulator:
         sid = _int_or_none(spec.get("runnerScaleSetId")) or 0
         ers_kind = self.api.kinds.find(c.KIND_ERS, c.API_VERSION)
         ers = None
-        for obj in self.api.objects(ers_kind, ns):
-            if obj["metadata"]["name"] == ers_name:
-                ers = obj
-                break
+        if ns and ers_kind is not None:
+            # The set by its key (issue 22: not a walk over every set of the namespace, each run).
+            entry = self.api.store.table(ers_kind.group, ers_kind.plural).get(ns, ers_name)
+            ers = entry.obj if entry is not None else None
+        else:
+            for obj in self.api.objects(ers_kind, ns):
+                if obj["metadata"]["name"] == ers_name:
+                    ers = obj
+                    break
         if ers is None or is_deleting(ers):
             return False
         did = False
