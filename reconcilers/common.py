@@ -179,11 +179,75 @@ def status_diff(before: Mapping[str, Any], values: Mapping[str, Any], status_typ
     on both sides and is never in the diff: only the fields ``values`` sets are encoded (the diff
     lists the same keys in the same order).
     """
+    fast = _scalar_status_diff(before, values, status_type)
+    if fast is not None:
+        return fast
+    return _encoded_status_diff(before, values, status_type)
+
+
+def _encoded_status_diff(before: Mapping[str, Any], values: Mapping[str, Any], status_type: Any) -> Any:
+    """:func:`status_diff` by encoding both sides and diffing them (every case)."""
     from fakeapi.codec.gomodel import go_roundtrip
     from fakeapi.machinery.patches import create_merge_patch
 
     old = {k: v for k, v in before.items() if k in values}
     return create_merge_patch(go_roundtrip(old, status_type), go_roundtrip({**old, **values}, status_type))
+
+
+def _scalar_status_diff(before: Mapping[str, Any], values: Mapping[str, Any], t: Any) -> dict[str, Any] | None:
+    """:func:`_encoded_status_diff` where every value set, and every value it replaces, is a string,
+    int or bool of its field's exact type (a plain, non-pointer field): None in every other case.
+
+    Such a value encodes as itself, or not at all when the field is omitempty and the value its
+    zero; an absent non-omitempty field encodes as its zero. So the diff is, in the order of
+    ``{**old, **values}`` (``old``: ``before``'s keys among ``values``'), each value that encodes
+    and differs from what the old side encodes (or that the old side does not encode), then
+    ``None`` for each key whose old value encoded and whose new one does not, in ``before``'s order
+    (issue 22: no encoding of either side, no generic diff; the phase, ready and id writes).
+    """
+    scalars = t._scalars  # (empty until the type's encoders are made: the general path makes them)
+    for k, v in values.items():
+        sc = scalars.get(k)
+        if sc is None or type(v) is not sc[0]:
+            return None
+    old: dict[str, Any] = {}
+    for k, v in before.items():
+        if k in values:
+            sc = scalars[k]
+            if type(v) is not sc[0]:
+                return None
+            old[k] = v
+    into: dict[str, Any] = {}
+    for k in (*old, *(k for k in values if k not in old)):
+        bv = values[k]
+        omit = scalars[k][1]
+        if omit and not bv:
+            continue  # not encoded on the new side
+        if k in old:
+            # (an old value the old side omits is a zero, bv is not: they differ, as bv from nothing)
+            if old[k] != bv:
+                into[k] = bv
+        elif omit:
+            into[k] = bv  # absent, omitted on the old side
+        else:
+            zero = _absent_zero(t, k)
+            if zero is _ABSENT:
+                return None
+            if zero != bv:
+                into[k] = bv
+    for k, av in old.items():
+        if av and not values[k] and scalars[k][1]:
+            into[k] = None  # encoded on the old side, omitted on the new one
+    return into
+
+
+def _absent_zero(t: Any, name: str) -> Any:
+    """What an absent field of ``t`` encodes as (``_ABSENT``: not a plain zero of its exact type)."""
+    for n, zf in t._absent or ():
+        if n == name:
+            z = zf()
+            return z if type(z) is t._scalars[name][0] else _ABSENT
+    return _ABSENT
 
 
 def _same_value(a: Any, b: Any) -> bool:
