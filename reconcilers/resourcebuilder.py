@@ -458,16 +458,18 @@ def hash_text(value: Any) -> bytes:
 
 def _plain_json(value: Any) -> bool:
     """Whether ``value`` holds only dicts, lists, tuples, strings, ints, booleans and None (those exact types)."""
-    stack = [value]
-    pop, push = stack.pop, stack.extend
-    while stack:
-        v = pop()
+    t = type(value)
+    if t is dict:
+        items = value.values()
+    elif t is list or t is tuple:
+        items = value
+    else:
+        return t is str or t is int or t is bool or value is None
+    for v in items:  # (the leaves inline: a pod spec is mostly strings)
         t = type(v)
-        if t is dict:
-            push(v.values())
-        elif t is list or t is tuple:
-            push(v)
-        elif not (t is str or t is int or t is bool or v is None):
+        if t is str or t is int or t is bool or v is None:
+            continue
+        if not ((t is dict or t is list or t is tuple) and _plain_json(v)):
             return False
     return True
 
