@@ -200,7 +200,8 @@ def test_the_scalar_status_diff_agrees_wherever_it_answers(kind: str) -> None:
     _encoded_status_diff({}, {}, t)  # (the type's encoders made)
     pools: dict[str, list[Any]] = {}
     for name, (typ, _omit) in t._scalars.items():
-        pools[name] = {str: ["", "a", "b"], int: [0, 1, 2, True, 1.0], bool: [False, True, 0, 1]}[typ] + [None]
+        samples: dict[type, list[Any]] = {str: ["", "a", "b"], int: [0, 1, 2, True, 1.0], bool: [False, True, 0, 1]}
+        pools[name] = [*samples[typ], None]
     pools["notAField"] = ["x", 0]
     pools["failures"] = [{}, {"a": "2024-01-01T00:00:00Z"}]
     names = list(pools)
@@ -297,6 +298,9 @@ def test_list_runners_keeps_the_runners_controlled_by_the_set() -> None:
             assert (kind, namespace) == (c.KIND_ER, "ci")
             return self.items
 
+        def get(self, kind: str, name: str, namespace: str | None = None, **_: Any) -> Obj:
+            raise AssertionError("list_runners only lists")
+
     def by_is_controlled_by(items: list[Obj]) -> list[Obj]:
         return [r for r in items if is_controlled_by(r, c.KIND_ERS, "set")]
 
@@ -360,7 +364,7 @@ def test_enqueue_for_owner_enqueues_what_its_requests_are(namespaced: bool) -> N
     import random as _random
 
     for obj in _owner_objects():
-        queues = []
+        queues: list[Any] = []
         for enqueue in (EnqueueForOwner._enqueue, _Handler._enqueue):
             q: WorkQueue[Request] = WorkQueue(Clock(), _random.Random(0))
             h = EnqueueForOwner(q, (), "actions.github.com", c.KIND_ER, namespaced)
