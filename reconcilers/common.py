@@ -210,34 +210,38 @@ def _scalar_status_diff(before: Mapping[str, Any], values: Mapping[str, Any], t:
         sc = scalars.get(k)
         if sc is None or type(v) is not sc[0]:
             return None
-    old: dict[str, Any] = {}
-    for k, v in before.items():
-        if k in values:
-            sc = scalars[k]
-            if type(v) is not sc[0]:
-                return None
-            old[k] = v
     into: dict[str, Any] = {}
-    for k in (*old, *(k for k in values if k not in old)):
+    nulls: list[str] | None = None
+    for k, av in before.items():  # the old side's keys, in before's order
+        if k not in values:
+            continue
+        typ, omit = scalars[k]
+        if type(av) is not typ:
+            return None
         bv = values[k]
-        omit = scalars[k][1]
-        if omit and not bv:
-            continue  # not encoded on the new side
-        if k in old:
-            # (an old value the old side omits is a zero, bv is not: they differ, as bv from nothing)
-            if old[k] != bv:
+        if omit and not bv:  # not encoded on the new side
+            if av:
+                if nulls is None:
+                    nulls = []
+                nulls.append(k)  # encoded on the old side: null, after the values set
+            continue
+        if av != bv:  # (an old value the old side omits is a zero, bv is not: they differ, as bv from nothing)
+            into[k] = bv
+    for k, bv in values.items():  # then the keys the old side does not have, in values' order
+        if k in before:
+            continue
+        if scalars[k][1]:  # omitempty: absent encodes as nothing
+            if bv:
                 into[k] = bv
-        elif omit:
-            into[k] = bv  # absent, omitted on the old side
-        else:
-            zero = _absent_zero(t, k)
-            if zero is _ABSENT:
-                return None
-            if zero != bv:
-                into[k] = bv
-    for k, av in old.items():
-        if av and not values[k] and scalars[k][1]:
-            into[k] = None  # encoded on the old side, omitted on the new one
+            continue
+        zero = _absent_zero(t, k)
+        if zero is _ABSENT:
+            return None
+        if zero != bv:
+            into[k] = bv
+    if nulls is not None:
+        for k in nulls:
+            into[k] = None
     return into
 
 
