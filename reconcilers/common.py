@@ -12,7 +12,7 @@ from fakeapi.machinery.jsonutil import fast_copy
 from fakeapi.server.clock import parse_time
 
 from . import constants as c
-from .resourcebuilder import EMPTY, is_controlled_by, meta
+from .resourcebuilder import EMPTY, meta
 
 Obj = dict[str, Any]
 
@@ -179,11 +179,79 @@ def status_diff(before: Mapping[str, Any], values: Mapping[str, Any], status_typ
     on both sides and is never in the diff: only the fields ``values`` sets are encoded (the diff
     lists the same keys in the same order).
     """
+    fast = _scalar_status_diff(before, values, status_type)
+    if fast is not None:
+        return fast
+    return _encoded_status_diff(before, values, status_type)
+
+
+def _encoded_status_diff(before: Mapping[str, Any], values: Mapping[str, Any], status_type: Any) -> Any:
+    """:func:`status_diff` by encoding both sides and diffing them (every case)."""
     from fakeapi.codec.gomodel import go_roundtrip
     from fakeapi.machinery.patches import create_merge_patch
 
     old = {k: v for k, v in before.items() if k in values}
     return create_merge_patch(go_roundtrip(old, status_type), go_roundtrip({**old, **values}, status_type))
+
+
+def _scalar_status_diff(before: Mapping[str, Any], values: Mapping[str, Any], t: Any) -> dict[str, Any] | None:
+    """:func:`_encoded_status_diff` where every value set, and every value it replaces, is a string,
+    int or bool of its field's exact type (a plain, non-pointer field): None in every other case.
+
+    Such a value encodes as itself, or not at all when the field is omitempty and the value its
+    zero; an absent non-omitempty field encodes as its zero. So the diff is, in the order of
+    ``{**old, **values}`` (``old``: ``before``'s keys among ``values``'), each value that encodes
+    and differs from what the old side encodes (or that the old side does not encode), then
+    ``None`` for each key whose old value encoded and whose new one does not, in ``before``'s order
+    (issue 22: no encoding of either side, no generic diff; the phase, ready and id writes).
+    """
+    scalars = t._scalars  # (empty until the type's encoders are made: the general path makes them)
+    for k, v in values.items():
+        sc = scalars.get(k)
+        if sc is None or type(v) is not sc[0]:
+            return None
+    into: dict[str, Any] = {}
+    nulls: list[str] | None = None
+    for k, av in before.items():  # the old side's keys, in before's order
+        if k not in values:
+            continue
+        typ, omit = scalars[k]
+        if type(av) is not typ:
+            return None
+        bv = values[k]
+        if omit and not bv:  # not encoded on the new side
+            if av:
+                if nulls is None:
+                    nulls = []
+                nulls.append(k)  # encoded on the old side: null, after the values set
+            continue
+        if av != bv:  # (an old value the old side omits is a zero, bv is not: they differ, as bv from nothing)
+            into[k] = bv
+    for k, bv in values.items():  # then the keys the old side does not have, in values' order
+        if k in before:
+            continue
+        if scalars[k][1]:  # omitempty: absent encodes as nothing
+            if bv:
+                into[k] = bv
+            continue
+        zero = _absent_zero(t, k)
+        if zero is _ABSENT:
+            return None
+        if zero != bv:
+            into[k] = bv
+    if nulls is not None:
+        for k in nulls:
+            into[k] = None
+    return into
+
+
+def _absent_zero(t: Any, name: str) -> Any:
+    """What an absent field of ``t`` encodes as (``_ABSENT``: not a plain zero of its exact type)."""
+    for n, zf in t._absent or ():
+        if n == name:
+            z = zf()
+            return z if type(z) is t._scalars[name][0] else _ABSENT
+    return _ABSENT
 
 
 def _same_value(a: Any, b: Any) -> bool:
@@ -228,7 +296,15 @@ def list_runners(client: ClientLike | ReaderLike, namespace: str, ers_name: str)
     controller owner reference), not a label selector: labels may be edited
     or filtered, the controller reference cannot be confused.
     """
-    return [r for r in client.list(c.KIND_ER, namespace) if is_controlled_by(r, c.KIND_ERS, ers_name)]
+    out: list[Obj] = []
+    for r in client.list(c.KIND_ER, namespace):
+        # (is_controlled_by, inline: every runner of every list the set's reconcile makes, issue 22)
+        for ref in (r.get("metadata") or EMPTY).get("ownerReferences") or ():
+            if isinstance(ref, dict) and ref.get("controller"):
+                if ref.get("kind") == c.KIND_ERS and ref.get("name") == ers_name:
+                    out.append(r)
+                break
+    return out
 
 
 def first_error(errs: list[BaseException]) -> None:

@@ -358,7 +358,10 @@ class EphemeralRunnerReconciler:
                     if is_job_still_running(e):
                         return Result(requeue_after=c.JOB_STILL_RUNNING_REQUEUE)
                     raise  # NotFound too: upstream cleanupRunnerFromService returns it
-            er = patch_finalizers(client, er, remove=[c.FINALIZER_ER_REGISTRATION])
+            # What follows reads only the answer's name, namespace, kind, finalizers and the runner
+            # container's env names, which decoding leaves as stored: the stored answer, undecoded
+            # (issue 22: a decode nobody else reads before the next write replaces it).
+            er = patch_finalizers(client, er, remove=[c.FINALIZER_ER_REGISTRATION], read_answer=False)
         delete_if_present(client, "Pod", name, ns)
         delete_if_present(client, "Secret", name, ns)
         if has_container_hook_configured(er):

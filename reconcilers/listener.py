@@ -121,12 +121,7 @@ class ListenerSimulator:
         ns = str(spec.get("autoscalingRunnerSetNamespace") or "")
         ers_name = str(spec.get("ephemeralRunnerSetName") or "")
         sid = _int_or_none(spec.get("runnerScaleSetId")) or 0
-        ers_kind = self.api.kinds.find(c.KIND_ERS, c.API_VERSION)
-        ers = None
-        for obj in self.api.objects(ers_kind, ns):
-            if obj["metadata"]["name"] == ers_name:
-                ers = obj
-                break
+        ers = self._stored_set(ns, ers_name)
         if ers is None or is_deleting(ers):
             return False
         did = False
@@ -155,6 +150,26 @@ class ListenerSimulator:
                 if not is_not_found(e):
                     self._dirty = True  # try again
         return did
+
+    def _stored_set(self, ns: str, name: str) -> Obj | None:
+        """The stored EphemeralRunnerSet ``ns/name`` (a shared snapshot), or None.
+
+        Looked up by its key (issue 22: not a walk over every set of the namespace on every run);
+        without a namespace, the walk of :meth:`_stored_set_by_walk`.
+        """
+        ers_kind = self.api.kinds.find(c.KIND_ERS, c.API_VERSION)
+        if not ns or ers_kind is None:
+            return self._stored_set_by_walk(ns, name)
+        entry = self.api.store.table(ers_kind.group, ers_kind.plural).get(ns, name)
+        return entry.obj if entry is not None else None
+
+    def _stored_set_by_walk(self, ns: str, name: str) -> Obj | None:
+        """:meth:`_stored_set` as a walk over the stored sets of the namespace (the first of that name)."""
+        ers_kind = self.api.kinds.find(c.KIND_ERS, c.API_VERSION)
+        for obj in self.api.objects(ers_kind, ns):
+            if obj["metadata"]["name"] == name:
+                return obj
+        return None
 
     def _assign(self, ns: str, ers_name: str, queued: list[Job]) -> bool:
         er_kind = self.api.kinds.find(c.KIND_ER, c.API_VERSION)

@@ -8,11 +8,13 @@ talks to the API.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+import orjson
 from fnv_hash_fast import fnv1a_32
 
 from fakeapi.machinery.jsonutil import fast_copy
@@ -120,6 +122,7 @@ def safe_encode_string(text: str) -> str:
 _SAFE_ASCII = {i: _SAFE_ALPHANUMS[i % len(_SAFE_ALPHANUMS)] for i in range(128)}
 
 
+@functools.lru_cache(maxsize=256)  # (a pure function of a text; issue 22: every ARS reconcile hashes the same few)
 def fnv_hash_string(name: str) -> str:
     """ARC ``hash.FNVHashString``: FNV-1a (32 bit) of the string, its decimal value safe-encoded."""
     return safe_encode_string(str(_fnv32a(name.encode())))
@@ -142,6 +145,7 @@ class InvalidConfigURL(ValueError):
     """A ``githubConfigUrl`` that names no enterprise, organization or repository."""
 
 
+@functools.lru_cache(maxsize=256)  # (a pure function of the URL; issue 22: parsed on every ARS reconcile)
 def github_config_scope(url: str) -> tuple[str, str, str]:
     """``(enterprise, organization, repository)`` of a config URL (ARC ``ParseGitHubConfigFromURL``).
 
@@ -431,8 +435,43 @@ def pod_template_hash(labels: Mapping[str, str], annotations: Mapping[str, str],
     form and changes with the same inputs, but is not bit-identical to ARC's.
     """
     filtered = {k: v for k, v in labels.items() if k != c.LABEL_RUNNER_TEMPLATE_HASH}
-    text = _HASH_ENCODER.encode([filtered, dict(annotations), runner_spec, secret_data])
-    return safe_encode_string(str(_fnv32a(text.encode())))
+    value = [filtered, dict(annotations), runner_spec, secret_data]
+    return safe_encode_string(str(_fnv32a(hash_text(value))))
+
+
+def hash_text(value: Any) -> bytes:
+    """The UTF-8 bytes of ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``.
+
+    For a value made only of dicts, lists, tuples, strings, ints, booleans and None (exactly those
+    types: no floats, which the two write differently, ``1e-05`` and ``0.00001``), orjson with
+    sorted keys writes the same text: strings escaped alike, keys in code point order (issue 22:
+    the json module's encoder was 1% of a lifecycle). Anything else, a key that is not a string
+    or an int beyond 64 bits (orjson's TypeError) goes the json module's way.
+    """
+    if _plain_json(value):
+        try:
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            pass
+    return _HASH_ENCODER.encode(value).encode()
+
+
+def _plain_json(value: Any) -> bool:
+    """Whether ``value`` holds only dicts, lists, tuples, strings, ints, booleans and None (those exact types)."""
+    t = type(value)
+    if t is dict:
+        items = value.values()
+    elif t is list or t is tuple:
+        items = value
+    else:
+        return t is str or t is int or t is bool or value is None
+    for v in items:  # (the leaves inline: a pod spec is mostly strings)
+        t = type(v)
+        if t is str or t is int or t is bool or v is None:
+            continue
+        if not ((t is dict or t is list or t is tuple) and _plain_json(v)):
+            return False
+    return True
 
 
 #: What ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`` builds on every

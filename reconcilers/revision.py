@@ -52,6 +52,10 @@ _PARSED_MAX = 4096
 _UNPARSED: Any = object()
 
 
+#: An absent map, read-only (shared).
+_NO_META: Mapping[str, Any] = {}
+
+
 def parse_revision(value: object) -> int:
     """A runner revision annotation as ARC reads it: the ParseInt value, or 0 when it does not parse."""
     n = parse_int64(value)
@@ -126,14 +130,21 @@ class Classification:
 def classify(runners: Iterable[Obj], applied: int) -> Classification:
     """Bucket runners in list order against applied revision ``applied`` (ARC ``newEphemeralRunnersByStates``)."""
     out = Classification()
+    # runner_patch_id, is_deleting and runner_status inline (issue 22: called for every runner of
+    # every list the set's reconcile makes); the same reads in the same order.
+    parsed = _PARSED
     for r in runners:
-        pid = runner_patch_id(r)
+        m = r.get("metadata") or _NO_META
+        raw = (m.get("annotations") or _NO_META).get(c.ANNOTATION_PATCH_ID)
+        pid = parsed.get(raw, _UNPARSED) if type(raw) is str else _UNPARSED
+        if pid is _UNPARSED:
+            pid = parse_int64(raw)
         if pid is not None and pid > out.latest_patch_id:
             out.latest_patch_id = pid
-        if is_deleting(r):
+        if m.get("deletionTimestamp"):
             out.deleting.append(r)
             continue
-        phase = runner_status(r).get("phase")
+        phase = (r.get("status") or _NO_META).get("phase")
         if phase == c.ER_PHASE_RUNNING:
             out.running.append(r)
         elif phase == c.ER_PHASE_SUCCEEDED:

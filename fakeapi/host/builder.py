@@ -252,6 +252,19 @@ class EnqueueForOwner(_Handler):
             return ()  # at most one controller reference
         return ()
 
+    def _enqueue(self, obj: Obj) -> None:
+        # (requests, inline: no tuple per event; every event of an owned kind)
+        meta = obj["metadata"]
+        for ref in meta.get("ownerReferences") or ():
+            if not ref.get("controller"):
+                continue
+            api_version = ref.get("apiVersion") or ""
+            group = api_version.rpartition("/")[0] if "/" in api_version else ""
+            if group == self.owner_group and ref.get("kind") == self.owner_kind:
+                ns = meta.get("namespace", "") if self.owner_namespaced else ""
+                self.queue.add(Request(ns, ref.get("name") or ""))
+            return  # at most one controller reference
+
     def on_update(self, old: Obj, new: Obj) -> None:
         """Filter, then enqueue the owners of both the old and the new object."""
         for p in self.predicates:

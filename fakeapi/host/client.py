@@ -62,7 +62,9 @@ class Client:
 
     def _kind(self, kind: str, api_version: str | None = None) -> Kind:
         if type(kind) is str and (api_version is None or type(api_version) is str):
-            return self.api.kinds.require(kind, api_version)  # (resolve_kind without its argument checks)
+            kinds = self.api.kinds
+            k: Kind | None = kinds._found.get((kind, api_version))  # (require's memo read, its call saved)
+            return k if k is not None else kinds.require(kind, api_version)  # (resolve_kind without its checks)
         return self.api.resolve_kind(kind, api_version)
 
     def encode(self, obj: dict[str, Any], kind: Kind | None = None) -> dict[str, Any]:

@@ -124,6 +124,8 @@ class Informer:
             return 0
         namespaced = self.kind.namespaced
         handlers = self.handlers
+        # (the cache's maps, looked up once: the same dicts for the informer's whole life)
+        objects, previous, changed_at, by_namespace = self.objects, self.previous, self.changed_at, self.by_namespace
         n = 0
         for ev in events:
             etype = ev.type
@@ -131,13 +133,13 @@ class Informer:
             if etype == "ADDED" or etype == "MODIFIED":
                 meta = obj["metadata"]
                 key = (meta.get("namespace", "") if namespaced else "", meta["name"])
-                old = self.objects.get(key)
+                old = objects.get(key)
                 if old is not None:  # (_store, inline: the commonest event)
-                    self.previous[key] = old
-                    self._tick += 1
-                    self.changed_at[key] = self._tick
-                    self.objects[key] = obj
-                    self.by_namespace[key[0]][key[1]] = obj
+                    previous[key] = old
+                    tick = self._tick = self._tick + 1
+                    changed_at[key] = tick
+                    objects[key] = obj
+                    by_namespace[key[0]][key[1]] = obj
                 else:
                     self._store(key, obj)
                 self.resource_version = meta.get("resourceVersion", self.resource_version)
@@ -149,7 +151,7 @@ class Informer:
                         h.on_update(old, obj)
             elif etype == "DELETED":
                 key = _object_key(obj, namespaced)
-                old = self.objects.get(key)
+                old = objects.get(key)
                 self._remove(key, old)
                 self.resource_version = obj["metadata"].get("resourceVersion", self.resource_version)
                 for h in handlers:
