@@ -135,3 +135,34 @@ def max_nesting(value: Any) -> int:
     if isinstance(value, list):
         return 1 + max((max_nesting(v) for v in value), default=0)
     return 0
+
+
+def test_commit_makes_its_events_as_the_event_class_does() -> None:
+    """The commit makes its log's events with ``tuple.__new__`` (no Python frame): the same objects."""
+    from fakeapi.server.pipeline import _new_tuple
+    from fakeapi.server.watch import ADDED, Event
+
+    values = (7, ADDED, "ns", {"a": 1}, None)
+    made = _new_tuple(Event, values)
+    assert type(made) is Event and made == Event(*values) and made.rv == 7 and made.old is None
+
+
+@pytest.mark.parametrize("history", [0, 1, 4, 40])
+def test_event_log_trims_as_before(history: int) -> None:
+    """``EventLog.append`` trims through ``trim`` once the excess passes ``history // 4 + 16``, never past an open
+    watch: the log after each of 300 appends is the one a fresh reckoning of the rule gives."""
+    from fakeapi.server.watch import ADDED, Event, EventLog
+
+    log = EventLog(history)
+    kept: list[Event] = []
+    offset = 0
+    for rv in range(1, 301):
+        ev = Event(rv, ADDED, "", {}, None)
+        log.append(ev)
+        kept.append(ev)
+        excess = len(kept) - history
+        if excess > history // 4 + 16:
+            kept = kept[excess:]
+            offset += excess
+        assert log.events == kept and log.offset == offset
+        assert log.trimmed_rv == offset  # (the rv of the newest event dropped: rvs here are 1, 2, 3...)
