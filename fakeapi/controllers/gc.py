@@ -152,7 +152,8 @@ class GarbageCollector:
 
     def pending(self) -> bool:
         """True when there is collection work to do."""
-        return bool(self.work.attempt or self.work.foreground or self.work.orphan or self.work.namespaces or self.work.claims)
+        w = self.work  # (checked after every step)
+        return bool(w.attempt or w.foreground or w.orphan or w.namespaces or w.claims)
 
     # ----------------------------------------------------------------- run
 

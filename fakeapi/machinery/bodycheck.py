@@ -340,7 +340,12 @@ def _plain_size(value: Any, max_depth: int) -> int | None:
     except TypeError:  # (orjson.JSONEncodeError is one)
         return None
     size = len(data)
-    if size * 2 >= MAX_OBJECT_BYTES or data.count(b"{") + data.count(b"[") >= min(ROOM_FROM, max_depth):
+    if size * 2 >= MAX_OBJECT_BYTES:
+        return None
+    room = min(ROOM_FROM, max_depth)
+    # (issue 22: a level of nesting takes two bytes at least, its brackets, so a text of fewer than 2 * room
+    # bytes nests fewer than room levels deep: most bodies are not counted)
+    if size >= 2 * room and data.count(b"{") + data.count(b"[") >= room:
         return None
     return size if orjson.loads(data) == value else None
 

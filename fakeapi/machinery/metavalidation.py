@@ -437,6 +437,13 @@ def validate_owner_references(refs: Any, field: str = "metadata.ownerReferences"
         return causes
     first_controller = ""
     for raw in refs:
+        if type(raw) is dict:
+            # (issue 22: a reference with every string set, a version, no Event owner and no controller flag
+            # adds no cause and no controller: the commonest, checked without its typed copy)
+            av, kd, nm, ud = raw.get("apiVersion"), raw.get("kind"), raw.get("name"), raw.get("uid")
+            if (type(av) is str and type(kd) is str and type(nm) is str and type(ud) is str and kd and nm and ud
+                    and kd != "Event" and not raw.get("controller") and _parse_api_version(av)[1]):
+                continue
         ref = _owner_ref_struct(raw)
         group, version = _parse_api_version(ref["apiVersion"])
         if not version:
@@ -617,7 +624,10 @@ def validate_object_meta(
                 causes.extend(check(value))
     warnings: list[str] = []
     if custom_resource:
-        warnings = finalizer_warnings(m, old)
+        fins = m.get("finalizers")
+        if old is None or fins is None or (fins is not o.get("finalizers") and fins != o.get("finalizers")):
+            warnings = finalizer_warnings(m, old)
+        # (else, issue 22: the stored finalizers, so none added: no warning)
     else:
         causes.extend(_core_finalizer_names(m.get("finalizers")))
     return causes, warnings

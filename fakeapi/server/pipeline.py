@@ -163,7 +163,7 @@ class Pipeline:
                         outer)
                     try:
                         out = fn()
-                        if sp.outermost:
+                        if sp.outermost and sp.journal.notes:  # (a write that stored nothing has none)
                             self._flush_notes(sp)
                     except BaseException:
                         self._undo(sp)
@@ -189,9 +189,13 @@ class Pipeline:
             self._local.code = out.code
             if rule is not None and rule.crash == "after":
                 raise ControllerCrash(actor, "after", f"{verb} {kind.kind} {out.name or name}")
+            obj = out.obj
             if out.stored:
-                return self._view(kind, out.obj) if shared else self._read(kind, out.obj)
-            return out.obj
+                if not shared:
+                    return self._read(kind, obj)
+                # (_view, inline: most answers; issue 22)
+                return obj if obj.get("apiVersion") == kind.api_version else {**obj, "apiVersion": kind.api_version}
+            return obj
 
     def _registry_changing(self) -> None:
         """The kinds or the tables are about to change (a CRD's write): the request in progress keeps
@@ -528,21 +532,34 @@ class Pipeline:
         obj = w.obj
         meta = obj["metadata"]
         meta["resourceVersion"] = str(rv)
-        entry = store_entry(obj, rv, w.old)
+        prior = w.old
+        # (store_entry, inline: every write; issue 22)
+        ns = meta.get("namespace") or ""
+        name = meta["name"]
+        refs = meta.get("ownerReferences")
+        if prior is not None and refs is prior.obj["metadata"].get("ownerReferences"):
+            owners = prior.owner_uids
+        else:
+            owners = tuple(r.get("uid", "") for r in refs or () if isinstance(r, dict))
+        key = (f"{ns}/{name}" if ns else name) if prior is None else prior.key  # (object_key, inline)
+        entry = Entry(key, ns, name, obj, rv, meta.get("uid", ""), meta.get("labels") or {}, owners)
         pending = self._pending_managed
         if pending is not None:
             self._pending_managed = None
             if meta.get("managedFields") is pending[0]:
                 entry.managed = pending[1]
-        elif w.old is not None and w.old.managed is not None and meta.get("managedFields") is w.old.obj["metadata"].get(
+        elif prior is not None and prior.managed is not None and meta.get("managedFields") is prior.obj["metadata"].get(
                 "managedFields"):
-            entry.managed = w.old.managed  # (a write that left them as they were: a binding, a deletion's start)
+            entry.managed = prior.managed  # (a write that left them as they were: a binding, a deletion's start)
         found = self._logs.get((kind.group, kind.plural))  # (_log, inline: every write)
         log = found if found is not None else self._log(kind)
-        key = entry.key
-        if sp is not None:  # (fakeapi.server.txn: how to undo this commit)
-            txn.record_commit(sp, self.store, table, key, table.entries.get(key), log, self._forget_decoded,
-                              entry.namespace, entry.name)
+        events = log.events
+        if sp is not None:  # (fakeapi.server.txn: how to undo this commit; txn.record_commit, inline: every write)
+            n = len(events)
+            history = log.history
+            sp.journal.undo.append((self.store, table, key, table.entries.get(key), log, n, log.offset, log.trimmed_rv,
+                                    list(events) if n + 1 - history > history // 4 + 16 else None,
+                                    self._forget_decoded, ns, name))
         old = self.store.put(table, entry)
         if self.snapshot_guard is not None:
             self.snapshot_guard.stored(kind.plural, key, obj,
@@ -551,7 +568,10 @@ class Pipeline:
             etype, was = MODIFIED, old.obj
         else:
             etype, was = ADDED, None
-        log.append(Event(rv, etype, entry.namespace, obj, was))
+        # (EventLog.append, inline: every write; the Event made as the tuple its class's __new__ makes)
+        events.append(_new_tuple(Event, (rv, etype, ns, obj, was)))
+        if len(events) - log.history > log.history // 4 + 16:
+            log.trim()
         if sp is not None:  # (_notify, inline: delivered once the request succeeds)
             sp.journal.notes.append((etype, kind, obj, was))
         else:
@@ -745,6 +765,10 @@ def _uuid4_text(bits: int) -> str:
     bits = (bits & ~(0xF000 << 64)) | (4 << 76)
     h = f"{bits:032x}"
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+#: ``tuple.__new__``: makes a NamedTuple from its values without the Python frame of the class's ``__new__``.
+_new_tuple = tuple.__new__
 
 
 def store_entry(obj: dict[str, Any], rv: int, old: Entry | None = None) -> Entry:

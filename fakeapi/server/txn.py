@@ -138,7 +138,13 @@ def begin(journal: Journal | None, rv: int, resource_version: int, rng: random.R
     The kinds and tables are kept when a change to them is near (:func:`save_registry`). The
     generator's position is marked (:class:`JournaledRandom`) where it can be, else its state kept.
     """
-    state = rng.mark(journal is None) if type(rng) is JournaledRandom else rng.getstate()
+    if type(rng) is JournaledRandom:  # (JournaledRandom.mark, inline: every write; issue 22)
+        drawn = rng.drawn
+        if journal is None and drawn - rng._checkpoint[1] > CHECKPOINT_WORDS:
+            rng._checkpoint = (random.Random.getstate(rng), drawn)
+        state: Any = (drawn, rng.gauss_next)
+    else:
+        state = rng.getstate()
     if journal is None:  # (the outermost request: a new journal, nothing in it yet)
         return Savepoint(Journal([], []), True, rv, resource_version, state, 0, 0, None, parent)
     return Savepoint(journal, False, rv, resource_version, state, len(journal.undo), len(journal.notes), None, parent)

@@ -70,8 +70,14 @@ class EventLog:
     def append(self, event: Event) -> None:
         """Add an event and trim history beyond the bound (never past an open watch)."""
         self.events.append(event)
+        if len(self.events) - self.history > self.history // 4 + 16:
+            self.trim()
+
+    def trim(self) -> None:
+        """Drop the events beyond the bound (never past an open watch): :meth:`append` does it once
+        the excess passes ``history // 4 + 16`` (so does the server's commit, which appends inline)."""
         excess = len(self.events) - self.history
-        if excess > self.history // 4 + 16:
+        if excess > 0:
             limit = self.offset + excess
             for w in self.watches:
                 if not w.closed and w.pos < limit:
