@@ -43,7 +43,7 @@ from fakeapi.server import hooks, txn  # (txn: request atomicity, issue 24)
 from fakeapi.server.clock import Clock
 from fakeapi.server.decoding import check_go_body, check_go_meta, check_meta_types
 from fakeapi.server.faults import ControllerCrash, FaultSet
-from fakeapi.server.store import FIELD_NAME, FIELD_NAMESPACE, Entry, Store, Table, object_key
+from fakeapi.server.store import FIELD_NAME, FIELD_NAMESPACE, Entry, Store, Table
 from fakeapi.server.store import same_meta as _store_same_meta
 from fakeapi.server.trace import Trace
 from fakeapi.server.watch import ADDED, DELETED, MODIFIED, Event, EventLog
@@ -533,7 +533,7 @@ class Pipeline:
         meta = obj["metadata"]
         meta["resourceVersion"] = str(rv)
         prior = w.old
-        # (store_entry, inline: every write; issue 22)
+        # (the store entry made inline: every write; issue 22)
         ns = meta.get("namespace") or ""
         name = meta["name"]
         refs = meta.get("ownerReferences")
@@ -769,21 +769,6 @@ def _uuid4_text(bits: int) -> str:
 
 #: ``tuple.__new__``: makes a NamedTuple from its values without the Python frame of the class's ``__new__``.
 _new_tuple = tuple.__new__
-
-
-def store_entry(obj: dict[str, Any], rv: int, old: Entry | None = None) -> Entry:
-    """The store entry of a snapshot; ``old``: the entry it replaces (its owner list is reused when unchanged)."""
-    meta = obj["metadata"]
-    ns = meta.get("namespace") or ""
-    name = meta["name"]
-    labels = meta.get("labels") or {}  # a stored map: never changed, so not copied
-    refs = meta.get("ownerReferences")
-    if old is not None and refs is old.obj["metadata"].get("ownerReferences"):
-        owners = old.owner_uids
-    else:
-        owners = tuple(r.get("uid", "") for r in refs or () if isinstance(r, dict))
-    return Entry(object_key(ns, name) if old is None else old.key, ns, name, obj, rv, meta.get("uid", ""), labels,
-                 owners)
 
 
 def registry_key(kind: Kind, key: str) -> str:

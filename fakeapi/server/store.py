@@ -316,7 +316,7 @@ class Store:
         """Store an entry, keeping the owner and uid indexes."""
         old = table.put(entry)
         if old is not None and old.owner_uids is entry.owner_uids and old.uid == entry.uid:
-            return old  # (the same owners and uid: the indexes stay as they are; see pipeline.store_entry)
+            return old  # (the same owners and uid: the indexes stay as they are; see the commit in pipeline.py)
         ref = (table.group, table.plural, entry.key)
         if old is not None:
             for u in old.owner_uids:
