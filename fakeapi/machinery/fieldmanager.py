@@ -279,15 +279,19 @@ def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager:
         # below gives every entry its very set back (the difference takes nothing from the others, the
         # writer's union adds nothing): only the writer's time can change, so no entry is rebuilt.
         for key, e in managed.items():
-            if not e.fields or (key != my_key and fp.difference(e.fields, changed) is not e.fields):
+            # (an entry sharing no top-level field with the changes keeps its set: no difference called)
+            if not e.fields or (key != my_key and not changed.keys().isdisjoint(e.fields)
+                                and fp.difference(e.fields, changed) is not e.fields):
                 break  # (an empty entry, dropped below; or another owner loses fields)
         else:
             return managed if prev.time == now else {**managed, my_key: prev.with_fields(prev.fields, now)}
     out: Managed = {}
     for key, e in managed.items():
         # (the writer's own entry keeps what it changed: (prev - removed - changed) + changed)
-        s = e.fields if key == my_key else fp.difference(e.fields, changed)
-        if removed:
+        s = e.fields
+        if key != my_key and not changed.keys().isdisjoint(s):  # (else the difference is ``s`` itself)
+            s = fp.difference(s, changed)
+        if removed and not removed.keys().isdisjoint(s):
             s = fp.difference(s, removed)
         if s:
             out[key] = e if s is e.fields else e.with_fields(s)

@@ -326,6 +326,9 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
     changed: FieldSet = {}
     removed: FieldSet = {}
     skip = t.skip
+    tries_of = memo.tries
+    name: bytes | None = None  # (_mask_name's, found at the first lookup)
+    masked = False
     for key, r_val in new.items():
         if key in skip:
             continue
@@ -334,13 +337,22 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
             continue
         pe, ct = t._fields.get(key) or t.field(key)
         mkey: tuple[int, str, bytes, bytes] | None = None
-        if ((type(r_val) is dict or type(r_val) is list) and (not ct.skip or l_val is MISSING)
-                and memo.worth_trying(t, key)):
+        if (type(r_val) is dict or type(r_val) is list) and (not ct.skip or l_val is MISSING) and (
+                (tries := tries_of.get((id(t), key))) is None or tries[0] < memo.probe
+                or tries[1] * 8 >= tries[0]):  # (Memo.worth_trying, inline)
             # (metadata only when it is added whole, by what it holds but the server's fields, which name
             # the object (see _owned_content): an update's is compared faster than its two sides are encoded)
             after = _content(r_val) if not ct.skip else _owned_content(r_val, ct.skip)
             before = b"" if l_val is MISSING else _content(l_val)
             if after is not None and before is not None:
+                if name is None:
+                    name = _mask_name(new)
+                if name and name in after:  # (the object's own name, in a secret's reference: see _mask_name)
+                    after = after.replace(name, _MASK)
+                    before = before.replace(name, _MASK)
+                    masked = True
+                else:
+                    masked = False
                 mkey = (id(t), key, before, after)
         if mkey is None:  # (no lookup: walked straight into the result)
             if l_val is MISSING:
@@ -363,7 +375,8 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
             else:
                 _child_changes(pe, l_val, r_val, ct, (), errors, c, r)
             hit = (c.get(pe), r.get(pe))
-            memo.put(mkey, hit)
+            if not masked or _unnamed(hit, name):
+                memo.put(mkey, hit)
         if hit[0] is not None:
             changed[pe] = hit[0]
         if hit[1] is not None:
@@ -425,6 +438,37 @@ class Memo:
 
     def __len__(self) -> int:
         return len(self.entries)
+
+
+#: What :func:`changes` puts for the object's name in a memo key: a byte orjson never writes (it escapes
+#: control characters), so a masked key is never an unmasked one.
+_MASK = b"\x00"
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.-")
+_NAME_LETTERS = frozenset("abcdfghijklmnopqrstuvwxyz")  # (not "e": a name with none could sit in a number)
+
+
+def _mask_name(obj: dict[str, Any]) -> bytes:
+    """The object's name as the memo masks it in its keys, or ``b""`` when it is not one to mask.
+
+    Objects made from one template often hold their own name (a pod's reference to its runner's secret,
+    named as the pod): masked, they share their changes (issue 22). A name of DNS characters with a dash
+    and a letter other than e lies in the JSON only inside strings, never across a quote, a number or a
+    literal; so two values whose JSON is equal once each one's name is masked are the same but for those
+    strings, and the walks compare and key their strings alike. Their sets are the same unless a key or a
+    list item's key holds the name: a result holding it is never memoized under a masked key.
+    """
+    meta = obj.get("metadata")
+    name = meta.get("name") if type(meta) is dict else None
+    if (type(name) is not str or len(name) < 4 or "-" not in name or not name.isascii()
+            or not _NAME_CHARS.issuperset(name) or _NAME_LETTERS.isdisjoint(name)):
+        return b""
+    return name.encode()
+
+
+def _unnamed(hit: MemoValue, name: bytes | None) -> bool:
+    """Whether changes found under a masked key hold no element naming the object (so are any object's)."""
+    content = _content(hit)
+    return content is not None and name is not None and name not in content
 
 
 def _content(value: Any) -> bytes | None:
