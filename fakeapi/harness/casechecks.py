@@ -7,7 +7,7 @@ parsed case and places every problem at its file and line.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -39,12 +39,29 @@ def dotted(path: Iterable[str | int]) -> str:
 # ---------------------------------------------------------------------------- the model
 
 
+class _Detailed:
+    """jsonschema's validator of a schema (what problem messages are made from), made when first asked for
+    errors: a process whose cases all pass jsonschema-rs's check never imports jsonschema (issue 22: its
+    import was a twentieth of collecting the corpus, in every pytest process)."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.schema = schema
+        self._validator: Any = None
+
+    def iter_errors(self, data: Any) -> Iterator[Any]:
+        """The errors of ``data``, as ``jsonschema.Draft202012Validator(schema).iter_errors`` gives them."""
+        v = self._validator
+        if v is None:
+            import jsonschema
+
+            v = self._validator = jsonschema.Draft202012Validator(self.schema)
+        return iter(v.iter_errors(data))
+
+
 @lru_cache(maxsize=1)
 def _validators() -> tuple[Any, Any]:
-    import jsonschema
-
     schema = fs.shipped_schema()
-    slow = jsonschema.Draft202012Validator(schema)
+    slow = _Detailed(schema)
     try:
         import jsonschema_rs
 
@@ -223,15 +240,13 @@ def bundle_schema_problems(schema: dict[str, Any], data: Any, base: JsonPath) ->
     """
     hit = _BUNDLE_VALIDATORS.get(id(schema))
     if hit is None or hit[0] is not schema:
-        import jsonschema
-
         try:
             import jsonschema_rs
 
             fast: Any = jsonschema_rs.validator_for(schema)
         except Exception:  # jsonschema-rs missing or refusing the schema: validate with jsonschema alone
             fast = None
-        hit = _BUNDLE_VALIDATORS[id(schema)] = (schema, fast, jsonschema.Draft202012Validator(schema))
+        hit = _BUNDLE_VALIDATORS[id(schema)] = (schema, fast, _Detailed(schema))
     _, fast, slow = hit
     if fast is not None and fast.is_valid(data):
         return []

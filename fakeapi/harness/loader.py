@@ -344,12 +344,51 @@ def _last_line(node: Node) -> int:
 
 
 class _Builder:
-    """Builds JSON values from a composed YAML node, recording every node's position."""
+    """Builds JSON values from a composed YAML node, recording every node's position.
+
+    :meth:`build_tree` builds a node graph the caller knows is a tree with no ``<<`` merge key.
+    """
 
     def __init__(self, sm: SourceMap) -> None:
         self.values = sm.values
         self.keys = sm.keys
         self.active: set[int] = set()
+
+    def build_tree(self, node: Node, path: JsonPath) -> Any:
+        """:meth:`build` of a tree with no merge keys (no alias, no ``<<`` in its text): the same values and
+        positions, without the recursion guard an alias needs and the merge expansion (issue 22: building
+        was a third of loading a fixture file). tests/test_harness_loader_fast.py compares the two."""
+        m = node.start_mark
+        self.values[path] = (m.line + 1, m.column + 1)
+        cls = type(node)
+        if cls is ScalarNode:
+            return _scalar(node)  # type: ignore[arg-type]
+        if cls is SequenceNode:
+            if node.tag != _SEQ:
+                raise _YamlProblem(node, f"unsupported YAML tag {node.tag!r}")
+            build = self.build_tree
+            return [build(item, (*path, i)) for i, item in enumerate(node.value)]
+        if cls is MappingNode:
+            if node.tag != _MAP:
+                raise _YamlProblem(node, f"unsupported YAML tag {node.tag!r}")
+            out: dict[str, Any] = {}
+            own: dict[str, Node] = {}
+            keys = self.keys
+            build = self.build_tree
+            for k, v in node.value:
+                if type(k) is not ScalarNode:
+                    raise _YamlProblem(k, "a mapping key must be a plain scalar")
+                key = k.value if k.tag == _STR else _key_text(_scalar(k))
+                if key in own:
+                    first = own[key].start_mark.line + 1
+                    raise _YamlProblem(k, f"duplicate key `{key}` (first at line {first})")
+                own[key] = k
+                sub = (*path, key)
+                m = k.start_mark
+                keys[sub] = (m.line + 1, m.column + 1)
+                out[key] = build(v, sub)
+            return out
+        raise _YamlProblem(node, "unsupported YAML node")
 
     def build(self, node: Node, path: JsonPath) -> Any:
         m = node.start_mark
@@ -438,17 +477,74 @@ def _expect_lines(node: MappingNode) -> tuple[int, int] | None:
     return None
 
 
+#: Texts with more characters that can open a collection (``:``, ``-``, ``?``, ``[``, ``{``) than this are
+#: composed through the event scan first (:func:`_composed`): fewer cannot nest deeper, and the C composer
+#: (recursive) is known to handle this depth (libyaml bounds its own nesting at 1000 besides).
+_COMPOSE_BOUND = 10_000
+
+
+def _composed(text: str) -> list[Node] | None:
+    """Every document of ``text`` composed at once, when that is what :func:`boundedyaml.compose_all` yields
+    (issue 22: its event scan, made to bound nesting before the recursive C composer sees a text, parsed
+    every fixture file twice, a fifth of loading one); else None, and the caller takes the bounded path.
+
+    Taken only for a text that cannot nest deeper than the composer handles (:data:`_COMPOSE_BOUND`) and
+    whose composed graph is a tree (no alias: no ``*`` in the text, or no node found twice), where the
+    depths are the event scan's and the alias walk finds nothing; then every collection's depth is checked
+    on that tree: one deeper than :data:`boundedyaml.MAX_DEPTH`, or any YAML error, goes the bounded way,
+    which reports it as before (nothing was yielded yet).
+    """
+    if sum(map(text.count, ":-?[{")) > _COMPOSE_BOUND:
+        return None
+    try:
+        nodes = list(yaml.compose_all(text, Loader=FixtureYamlLoader))
+    except Exception:  # (a YAML error, a character YAML may not hold...: the bounded path raises its own)
+        return None
+    if "*" in text:  # (may hold an alias: taken only when no node is there twice, i.e. none was an alias)
+        seen: set[int] = set()
+        todo = [n for n in nodes if n is not None]
+        while todo:
+            node = todo.pop()
+            if id(node) in seen:
+                return None
+            seen.add(id(node))
+            if type(node) is MappingNode:
+                for pair in node.value:
+                    todo.extend(pair)
+            elif type(node) is SequenceNode:
+                todo.extend(node.value)
+    limit = boundedyaml.MAX_DEPTH
+    stack: list[tuple[Node, int]] = [(n, 1) for n in nodes if type(n) is not ScalarNode and n is not None]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return None
+        below = depth + 1
+        if type(node) is MappingNode:
+            for k, v in node.value:
+                if type(k) is not ScalarNode:
+                    stack.append((k, below))
+                if type(v) is not ScalarNode:
+                    stack.append((v, below))
+        else:
+            stack.extend([(v, below) for v in node.value if type(v) is not ScalarNode])
+    return nodes
+
+
 def iter_documents(text: str, file: str) -> Iterator[tuple[Node, SourceMap, Any, int]]:
     """Compose each YAML document: ``(node, source map, value, last content line)``; raises LoadError."""
     lines = text.splitlines()
     try:
-        for node in boundedyaml.compose_all(text, FixtureYamlLoader):  # (issue 24: nesting, aliases bounded)
+        composed = _composed(text)
+        tree = composed is not None and "<<" not in text
+        # (issue 24: nesting, aliases bounded)
+        for node in composed if composed is not None else boundedyaml.compose_all(text, FixtureYamlLoader):
             if isinstance(node, ScalarNode) and node.tag == _NULL and node.value == "":
                 continue
             sm = SourceMap(file, lines)
             b = _Builder(sm)
             try:
-                value = b.build(node, ())
+                value = b.build_tree(node, ()) if tree else b.build(node, ())
             except _YamlProblem as e:
                 pos = _pos(e.mark) if e.mark is not None else None
                 raise LoadError([Problem(file, pos.line if pos else None, pos.column if pos else None, e.message,

@@ -76,6 +76,37 @@ _NAMESPACE_TEMPLATES: dict[bool, tuple[StoredTemplate, ...]] = {}
 _NAMESPACE_TEMPLATES_CHECKED: set[bool] = set()
 
 
+#: The built-in kinds as :func:`~fakeapi.registry.builtin.builtin_kinds` makes them, made once per process
+#: (never registered, never read: their lazy schemas stay pending), for :func:`_fresh_builtin_kinds` to copy.
+_BUILTIN_KIND_TEMPLATES: list[Kind] = []
+
+
+def _fresh_builtin_kinds() -> list[Kind]:
+    """Fresh Kind records for every built-in kind, equal to :func:`~fakeapi.registry.builtin.builtin_kinds`'.
+
+    Each is a copy of a per-process template's attributes (issue 22: a server's 32 dataclass constructions
+    and their ``__post_init__`` were a third of ``APIServer()``): what the constructor made, ``api_version``
+    already computed (a string of fields that never change), the lazy schema, compiled schema and Go type
+    still pending, and ``extra`` a copy of its own (the one mutable member), as each server always had.
+    tests/test_builtin_kind_templates.py compares them with ``builtin_kinds()``.
+    """
+    templates = _BUILTIN_KIND_TEMPLATES
+    if not templates:
+        made = builtin_kinds()
+        for k in made:
+            _ = k.api_version  # (the cached property, stored in the template's attributes)
+        templates.extend(made)
+    new = object.__new__
+    out: list[Kind] = []
+    for t in templates:
+        k = new(Kind)
+        attrs = k.__dict__
+        attrs.update(t.__dict__)
+        attrs["extra"] = fast_copy(t.extra)
+        out.append(k)
+    return out
+
+
 class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
     """An in-memory kube-apiserver. See docs/INTERNALS.md for the method contract."""
 
@@ -123,7 +154,7 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         #: Whether :attr:`decoded` checks what it hands out (the snapshot guard is on now; made on first use).
         self._decode_check = self.snapshot_guard is not None
         self._decoded: DecodeCache | None = None  # (see decoded)
-        for k in builtin_kinds():
+        for k in _fresh_builtin_kinds():
             self.kinds.register(k)
         #: Mutating admission plugins a served cluster adds (``fakeapi.registry.core.admission``): each is
         #: called with the kind and the decoded, defaulted body of every create, before the create strategy.
