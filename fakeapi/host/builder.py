@@ -240,6 +240,11 @@ class EnqueueForOwner(_Handler):
 
     def requests(self, obj: Obj) -> Iterable[Request]:
         """The owner named by the object's controller reference, if it is of the primary kind."""
+        req = self._owner_request(obj)
+        return () if req is None else (req,)
+
+    def _owner_request(self, obj: Obj) -> Request | None:
+        """The request of the object's controlling owner when it is of the primary kind, else None."""
         meta = obj["metadata"]
         for ref in meta.get("ownerReferences") or ():
             if not ref.get("controller"):
@@ -247,23 +252,15 @@ class EnqueueForOwner(_Handler):
             api_version = ref.get("apiVersion") or ""
             group = api_version.rpartition("/")[0] if "/" in api_version else ""
             if group == self.owner_group and ref.get("kind") == self.owner_kind:
-                ns = meta.get("namespace", "") if self.owner_namespaced else ""
-                return (Request(ns, ref.get("name") or ""),)
-            return ()  # at most one controller reference
-        return ()
+                return Request(meta.get("namespace", "") if self.owner_namespaced else "", ref.get("name") or "")
+            return None  # at most one controller reference
+        return None
 
     def _enqueue(self, obj: Obj) -> None:
-        # (requests, inline: no tuple per event; every event of an owned kind)
-        meta = obj["metadata"]
-        for ref in meta.get("ownerReferences") or ():
-            if not ref.get("controller"):
-                continue
-            api_version = ref.get("apiVersion") or ""
-            group = api_version.rpartition("/")[0] if "/" in api_version else ""
-            if group == self.owner_group and ref.get("kind") == self.owner_kind:
-                ns = meta.get("namespace", "") if self.owner_namespaced else ""
-                self.queue.add(Request(ns, ref.get("name") or ""))
-            return  # at most one controller reference
+        # (no tuple per event, as requests() makes: every event of an owned kind)
+        req = self._owner_request(obj)
+        if req is not None:
+            self.queue.add(req)
 
     def on_update(self, old: Obj, new: Obj) -> None:
         """Filter, then enqueue the owners of both the old and the new object."""
