@@ -1,13 +1,14 @@
-"""The default Namespaces a server starts with: stored from a per-process template, exactly as the creates store them.
+"""The default Namespaces a server starts with: stored from committed templates, exactly as the creates store them.
 
-``APIServer()`` creates ``default``, ``kube-system``, ``kube-public`` and ``kube-node-lease``. The first
-server of a process (per managedFields setting) makes the four creates; later ones store the same
-objects from what those stored (``APIServer._create_default_namespaces``, issue 22). These tests build
-a server both ways, with the same clock, seed and settings, and compare everything a client or the
-harness can see: every stored object (key order included), its resourceVersion and decoded
-managedFields, the uid index, the trace, the watch logs, the generator's state, the counters, the
-garbage collector's work and the snapshot guard's fingerprints; then the same writes on both give
-the same answers.
+``APIServer()`` creates ``default``, ``kube-system``, ``kube-public`` and ``kube-node-lease``. Every server
+stores them from the templates committed in ``fakeapi/server/default_namespaces.json``
+(``APIServer._create_default_namespaces``, issue 22), which ``python -m fakeapi.server.namespacetemplates``
+writes from four creates. These tests check the file against the creates, then build a server both
+ways (from the templates, and by the four public creates), with the same clock, seed and settings, and
+compare everything a client or the harness can see: every stored object (key order included), its
+resourceVersion and decoded managedFields, the uid index, the trace, the watch logs, the generator's
+state, the counters, the garbage collector's work and the snapshot guard's fingerprints; then the same
+writes on both give the same answers.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from typing import Any
 
 import pytest
 
+from fakeapi.codec import snapshots
 from fakeapi.machinery.errors import ApiError
-from fakeapi.server import apiserver
+from fakeapi.server import apiserver, namespacetemplates
 from fakeapi.server.apiserver import DEFAULT_NAMESPACES, APIServer
 from fakeapi.server.clock import Clock
 
@@ -75,7 +77,7 @@ def state(api: APIServer) -> dict[str, Any]:
 
 @pytest.fixture
 def no_templates(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[bool, Any]]:
-    """A process with no template made yet (the next server makes the four creates)."""
+    """A process with no template loaded yet (the next server reads the file)."""
     fresh: dict[bool, Any] = {}
     monkeypatch.setattr(apiserver, "_NAMESPACE_TEMPLATES", fresh)
     monkeypatch.setattr(apiserver, "_NAMESPACE_TEMPLATES_CHECKED", set())
@@ -83,19 +85,25 @@ def no_templates(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[bool, Any]]:
 
 
 def _both(options: dict[str, Any], start: str | None) -> tuple[APIServer, APIServer, APIServer]:
-    """(a server whose creates made the template, one made by creates alone, one made from the template)."""
+    """(the first server, which loads the templates; one made by the four public creates; a later server)."""
     def clock() -> Clock:
         return Clock(start) if start else Clock()
 
     first = APIServer(clock=clock(), **options)
     assert apiserver._NAMESPACE_TEMPLATES.get(options.get("managed_fields", True)) is not None
-    saved = apiserver._NAMESPACE_TEMPLATES.copy()
-    apiserver._NAMESPACE_TEMPLATES.clear()
-    by_creates = APIServer(clock=clock(), **options)
-    apiserver._NAMESPACE_TEMPLATES.clear()
-    apiserver._NAMESPACE_TEMPLATES.update(saved)
+    by_creates = APIServer(clock=clock(), default_namespaces=False, **options)
+    for ns in DEFAULT_NAMESPACES:  # (the public create, as a client would make it)
+        by_creates.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}, actor="system")
     from_template = APIServer(clock=clock(), **options)
     return first, by_creates, from_template
+
+
+def test_the_committed_templates_are_what_the_creates_store() -> None:
+    """``default_namespaces.json`` is what ``python -m fakeapi.server.namespacetemplates`` writes now
+    (run it after changing what a Namespace create stores)."""
+    with open(apiserver.NAMESPACE_TEMPLATES_FILE, encoding="utf-8") as f:
+        committed = f.read()
+    assert committed == namespacetemplates.render(), "stale: run python -m fakeapi.server.namespacetemplates"
 
 
 @pytest.mark.parametrize("options", [
@@ -106,31 +114,46 @@ def _both(options: dict[str, Any], start: str | None) -> tuple[APIServer, APISer
     {"watch_history": 2},
 ])
 @pytest.mark.parametrize("start", [None, "2031-05-06T07:08:09Z"])
+@pytest.mark.parametrize("guard", ["1", "0"])
 def test_template_server_equals_created_server(no_templates: dict[bool, Any], monkeypatch: pytest.MonkeyPatch,
-                                               options: dict[str, Any], start: str | None) -> None:
-    monkeypatch.setenv("FAKEAPI_CHECK_SNAPSHOTS", "1")
+                                               options: dict[str, Any], start: str | None, guard: str) -> None:
+    monkeypatch.setenv("FAKEAPI_CHECK_SNAPSHOTS", guard)
     first, by_creates, from_template = _both(options, start)
     want = state(by_creates)
     assert [c.name for c in by_creates.trace.calls] == list(DEFAULT_NAMESPACES)
-    by_hand = APIServer(clock=Clock(start) if start else Clock(), default_namespaces=False, **options)
-    for ns in DEFAULT_NAMESPACES:  # (the public create, as a client would make it)
-        by_hand.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}, actor="system")
-    assert state(by_hand) == want
     assert state(first) == want
     assert state(from_template) == want
 
 
-def test_template_from_a_server_without_the_guard_is_checked_and_used_with_it(
+def test_templates_loaded_without_the_guard_are_checked_once_with_it(
         no_templates: dict[bool, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FAKEAPI_CHECK_SNAPSHOTS", "0")
-    APIServer()  # (makes the template without a guard of its own)
+    APIServer()  # (loads the templates without a guard of its own)
     assert not apiserver._NAMESPACE_TEMPLATES_CHECKED
     monkeypatch.setenv("FAKEAPI_CHECK_SNAPSHOTS", "1")
-    from_template = APIServer()
+    checked = []
+    real = snapshots.SnapshotGuard.stored
+
+    def stored(self: snapshots.SnapshotGuard, *args: Any) -> Any:
+        checked.append(args[1])
+        return real(self, *args)
+
+    monkeypatch.setattr(snapshots.SnapshotGuard, "stored", stored)
+    APIServer()
+    APIServer()
     assert True in apiserver._NAMESPACE_TEMPLATES_CHECKED
-    no_templates.clear()
-    by_creates = APIServer()
-    assert state(from_template) == state(by_creates)
+    assert checked.count("default") == 3  # (the templates once, then each server's own store of it)
+
+
+def test_a_mutated_template_is_caught_by_the_guard(no_templates: dict[bool, Any],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The templates' Go form is checked once: a template that is not as Go encodes it fails that check."""
+    monkeypatch.setenv("FAKEAPI_CHECK_SNAPSHOTS", "0")
+    APIServer()
+    no_templates[True][0].obj["spec"]["finalizers"] = [5]
+    monkeypatch.setenv("FAKEAPI_CHECK_SNAPSHOTS", "1")
+    with pytest.raises(Exception, match="cannot unmarshal number into Go value of type string"):
+        APIServer()
 
 
 def test_writes_after_a_template_start_answer_as_after_creates(no_templates: dict[bool, Any],
@@ -155,11 +178,9 @@ def test_writes_after_a_template_start_answer_as_after_creates(no_templates: dic
 
 
 @pytest.mark.parametrize("managed_fields", [True, False])
-def test_the_first_servers_creates_skip_only_a_schema_check_their_bodies_pass(
-        no_templates: dict[bool, Any], managed_fields: bool) -> None:
-    """The first server's four creates skip the Namespace schema's check (so a server that validates nothing
-    else never builds a validator): what they admitted passes that check, and a Namespace the schema rejects
-    is still refused."""
+def test_the_templates_pass_the_namespace_schema(no_templates: dict[bool, Any], managed_fields: bool) -> None:
+    """No default Namespace is validated when a server starts: what the templates hold passes the Namespace
+    schema's check, and a Namespace the schema rejects is still refused."""
     api = APIServer(managed_fields=managed_fields)
     kind = api.kinds.require("Namespace", "v1")
     assert kind.compiled is not None

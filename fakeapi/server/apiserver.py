@@ -16,12 +16,15 @@ puts them together.
 
 from __future__ import annotations
 
+import os
 import random
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+import orjson
 
 from fakeapi.codec.snapshotswitch import enabled as _snapshot_check_enabled
 from fakeapi.machinery import errors, fieldmanager
@@ -69,11 +72,34 @@ class StoredTemplate(NamedTuple):
     managed: Any = None
 
 
-#: What the creates of :data:`DEFAULT_NAMESPACES` stored in the process's first server, by managedFields
-#: setting (see :meth:`APIServer._create_default_namespaces`; the objects are stored snapshots: never mutated).
+#: The default Namespaces' templates (:func:`_committed_namespace_templates`), loaded once per process, by
+#: managedFields setting (see :meth:`APIServer._create_default_namespaces`; the objects are stored snapshots:
+#: never mutated).
 _NAMESPACE_TEMPLATES: dict[bool, tuple[StoredTemplate, ...]] = {}
 #: The managedFields settings whose templates were checked to be as Go encodes them.
 _NAMESPACE_TEMPLATES_CHECKED: set[bool] = set()
+
+#: What the creates of :data:`DEFAULT_NAMESPACES` store, by managedFields setting: written by
+#: :mod:`fakeapi.server.namespacetemplates` (``python -m fakeapi.server.namespacetemplates``), which
+#: makes the four creates on a server; tests/test_default_namespaces.py fails when they differ.
+NAMESPACE_TEMPLATES_FILE = os.path.join(os.path.dirname(__file__), "default_namespaces.json")
+
+
+def _committed_namespace_templates(managed_fields: bool) -> tuple[StoredTemplate, ...]:
+    """The default Namespaces' templates as committed: each stored object, the create's warnings and,
+    with managedFields kept, the create's one managedFields entry, decoded."""
+    with open(NAMESPACE_TEMPLATES_FILE, "rb") as f:
+        data = orjson.loads(f.read())
+    out = []
+    for item in data["managedFields" if managed_fields else "noManagedFields"]:
+        obj = item["object"]
+        managed = None
+        if managed_fields:
+            decoded = fieldmanager.decode(obj["metadata"]["managedFields"])
+            assert decoded is not None and len(decoded) == 1, "a default Namespace has one managedFields entry"
+            managed = next(iter(decoded.values()))
+        out.append(StoredTemplate(obj, tuple(item["warnings"]), managed))
+    return tuple(out)
 
 
 #: The built-in kinds as :func:`~fakeapi.registry.builtin.builtin_kinds` makes them, made once per process
@@ -169,44 +195,26 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
     def _create_default_namespaces(self) -> None:
         """Create :data:`DEFAULT_NAMESPACES` as ``system``, as :meth:`create` does, at a fraction of its cost.
 
-        The first server of the process (per managedFields setting) makes the creates and keeps what
-        they stored (:data:`_NAMESPACE_TEMPLATES`); later servers store the same objects through the
-        create's request frame (trace, events, garbage collector), as :meth:`install_crd` stores a
-        CRD: their own uid from their own generator, their own times and resourceVersions, in the
-        same order. tests/test_default_namespaces.py builds servers both ways and compares them.
-        The first server's creates skip the Namespace schema's check, which these bodies pass (the
-        same test checks it): a server that validates nothing else never loads the validator (issue 22).
+        Each server stores what those four creates store (the committed templates of
+        :func:`_committed_namespace_templates`) through the create's request frame (trace, events,
+        garbage collector), as :meth:`install_crd` stores a CRD: their own uid from their own generator,
+        their own times and resourceVersions, in the same order. No Namespace is decoded, defaulted,
+        validated or walked for its managedFields (issue 22: they were most of the first ``APIServer()``).
+        tests/test_default_namespaces.py checks the templates against the creates and builds servers
+        both ways to compare them.
         """
         kind = self.kinds.require("Namespace", "v1")
         mf = self.managed_fields
         templates = _NAMESPACE_TEMPLATES.get(mf)
         if templates is None:
-            made: list[StoredTemplate] = []
-            for ns in DEFAULT_NAMESPACES:  # (what create() does, without the answer nothing reads, as from a template)
-                body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}
-                self._run("create", kind, "", ns, "", "system",
-                          partial(self._create, kind, body, None, "Warn", False, False, respond=False, manager="system",
-                                  schema_valid=True))
-                made.append(self._namespace_template(kind, ns))
-            mine = tuple(made)
-            if _NAMESPACE_TEMPLATES.setdefault(mf, mine) is mine and self.snapshot_guard is not None:
-                _NAMESPACE_TEMPLATES_CHECKED.add(mf)  # (this server's guard checked the creates' Go form)
-            return
+            templates = _NAMESPACE_TEMPLATES.setdefault(mf, _committed_namespace_templates(mf))
         if self.snapshot_guard is not None and mf not in _NAMESPACE_TEMPLATES_CHECKED:
-            for tmpl in templates:  # (made by a server without the guard: the copies skip the check, so check once)
+            for tmpl in templates:  # (the copies skip the Go form's check of a create: check the templates once)
                 snapshots.SnapshotGuard().stored(kind.plural, tmpl.obj["metadata"]["name"], tmpl.obj, kind.go_type)
             _NAMESPACE_TEMPLATES_CHECKED.add(mf)
         for tmpl in templates:
             self._run("create", kind, "", tmpl.obj["metadata"]["name"], "", "system",
                       partial(self._create_from_template, kind, tmpl, "system"))
-
-    def _namespace_template(self, kind: Kind, name: str) -> StoredTemplate:
-        """What the create of Namespace ``name`` stored here, as a template."""
-        entry = self._table(kind).get("", name)
-        assert entry is not None and (entry.managed is not None or not self.managed_fields)
-        managed = next(iter(entry.managed.values())) if entry.managed else None
-        assert managed is None or managed.key == ("system", fieldmanager.UPDATE, kind.api_version, "")
-        return StoredTemplate(entry.obj, tuple(self.last_warnings), managed)
 
     # ------------------------------------------------------------------ basics
 

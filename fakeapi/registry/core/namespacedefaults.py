@@ -1,8 +1,8 @@
 """The defaults of a Namespace (``SetDefaults_Namespace`` of ``pkg/apis/core/v1/defaults.go``).
 
-A module of its own: every server creates its default Namespaces on start, and without a bytecode
-cache importing the rest of the core group's defaults (:mod:`fakeapi.registry.core.defaults`) would
-compile them too (issue 22).
+A module of its own: a Namespace create needs only these, and without a bytecode cache importing
+the rest of the core group's defaults (:mod:`fakeapi.registry.core.defaults`) would compile them too
+(issue 22).
 """
 
 from __future__ import annotations
