@@ -255,6 +255,10 @@ def _without_members(a: FieldSet, members: frozenset[str]) -> FieldSet:
 
 
 
+#: The metadata nodes of creates :func:`record_update` met, by identity, each without its member.
+_ADDED_METAS: dict[int, tuple[FieldSet, FieldSet]] = {}
+
+
 def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager: str, api_version: str,
                   subresource: str, now: str, memo: Memo | None = None) -> Managed:
     """The entries after a non-apply write of ``new`` over ``old`` (``old`` a zero object on create).
@@ -265,9 +269,16 @@ def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager:
     changed, removed = changes(old, new, t, memo)  # (``t`` skips what no manager owns: see compare_skip)
     meta = changed.get("f:metadata")
     if meta is not None and (not meta or fp.MEMBER in meta):  # (metadata added whole: itself never owned)
-        changed = {**changed, "f:metadata": {k: v for k, v in meta.items() if k != fp.MEMBER}}
-        if not changed["f:metadata"]:
-            del changed["f:metadata"]
+        hit = _ADDED_METAS.get(id(meta))
+        if hit is not None and hit[0] is meta:
+            stripped = hit[1]
+        else:  # (a memo's answer is one node shared by the creates of one template: stripped once)
+            stripped = {k: v for k, v in meta.items() if k != fp.MEMBER}
+            if len(_ADDED_METAS) >= 256:
+                del _ADDED_METAS[next(iter(_ADDED_METAS))]
+            _ADDED_METAS[id(meta)] = (meta, stripped)  # (kept alive with its id: a set is never changed)
+        changed = {**changed, "f:metadata": stripped} if stripped else {
+            k: v for k, v in changed.items() if k != "f:metadata"}
     if not changed and not removed:
         return managed
     my_key = (manager, UPDATE, api_version, subresource)  # (ManagerEntry.key of the writer's entry)
