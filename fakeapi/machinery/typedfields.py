@@ -403,7 +403,10 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
             if key not in new and key not in skip:
                 pe, ct = t.field(key)
                 removed[pe] = _subtree(l_val, ct)
-    return (_sorted(changed) if len(changed) > 1 else changed), (_sorted(removed) if len(removed) > 1 else removed)
+        if len(removed) > 1:
+            removed = _sorted(removed)
+    # (both filled in the plan's order, the elements' own: sorted already, but for a dropped field's)
+    return changed, removed
 
 
 #: How many key tuples a root type keeps plans for (:attr:`TypeNode._plans`).
@@ -412,8 +415,9 @@ _PLANS_SIZE = 64
 
 def _plan(t: TypeNode, keys: tuple[str, ...]) -> tuple[tuple[str, str, TypeNode, tuple[int, str]], ...]:
     """What :func:`changes` visits of an object with these top-level keys, remembered in ``t._plans``:
-    each key not in ``t.skip`` with its element, its type and its key in :attr:`Memo.tries`."""
-    plan = tuple((k, *t.field(k), (id(t), k)) for k in keys if k not in t.skip)
+    each key not in ``t.skip`` with its element, its type and its key in :attr:`Memo.tries`, in the
+    order of their elements (so of the sets made from them: Go's order of fields)."""
+    plan = tuple(sorted(((k, *t.field(k), (id(t), k)) for k in keys if k not in t.skip), key=lambda p: p[1]))
     if len(t._plans) >= _PLANS_SIZE:
         t._plans.clear()
     t._plans[keys] = plan
