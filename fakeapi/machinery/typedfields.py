@@ -84,6 +84,8 @@ class TypeNode:
     #: A map type's whole-value sets by key tuple, while every key met has a leaf type (then the
     #: set depends on the keys alone: labels, an env var with a value); None once one has not.
     _flat: dict[tuple[str, ...], FieldSet] | None = field(default_factory=dict)
+    #: A map type's :func:`_added_plan` by the map's keys.
+    _adds: dict[tuple[str, ...], tuple[tuple[str, str, TypeNode], ...]] = field(default_factory=dict)
     #: A root type's :func:`_plan` by the object's top-level keys.
     _plans: dict[tuple[str, ...], tuple[tuple[str, str, TypeNode, tuple[int, str]], ...]] = field(
         default_factory=dict)
@@ -596,6 +598,14 @@ def _compare_map(lm: dict[str, Any], rm: dict[str, Any], t: TypeNode, path: Path
                  errors: list[tuple[str, str]]) -> tuple[FieldSet, FieldSet]:
     """:func:`_compare_node` of a map node (``lm``, ``rm``: its two sides, ``{}`` for a null)."""
     changed: FieldSet = {}
+    if not lm:  # (every key added: a create's; the keys walked in their elements' order, no sort)
+        keys = tuple(rm)
+        plan = t._adds.get(keys)
+        if plan is None:
+            plan = _added_plan(t, keys)
+        for key, pe, ct in plan:
+            changed[pe] = fp.EMPTY if ct.leaf else _subtree(rm[key], ct)  # (_subtree's first case inline)
+        return changed, fp.EMPTY
     removed: FieldSet = {}
     skip = t.skip
     fields = t._fields
@@ -685,21 +695,16 @@ def _subtree(v: Any, t: TypeNode) -> FieldSet:
         if not v or t.shape == LIST:
             return fp.EMPTY
         flat = t._flat
-        keys: tuple[str, ...] = ()
+        keys = tuple(v)
         if flat is not None:
-            keys = tuple(v)
             known = flat.get(keys)
             if known is not None:
                 return known
         out: FieldSet = {fp.MEMBER: fp.EMPTY}
-        fields = t._fields
-        for key in sorted(v):
-            hit = fields.get(key)
-            if hit is None:
-                hit = t.field(key)
-            pe, ct = hit
-            if not pe:
-                continue  # (a skipped key: no identity test, mypyc boxes tuples afresh)
+        plan = t._adds.get(keys)
+        if plan is None:
+            plan = _added_plan(t, keys)
+        for key, pe, ct in plan:  # (the keys not skipped, in their elements' order)
             if ct.leaf:
                 out[pe] = fp.EMPTY  # (a scalar or an atomic value)
                 continue
@@ -726,5 +731,15 @@ def _subtree(v: Any, t: TypeNode) -> FieldSet:
     return fp.EMPTY
 
 
-#: How many key tuples a map type keeps (:attr:`TypeNode._flat`).
+#: How many key tuples a map type keeps (:attr:`TypeNode._flat`, :attr:`TypeNode._adds`).
 _FLAT_SIZE = 64
+
+
+def _added_plan(t: TypeNode, keys: tuple[str, ...]) -> tuple[tuple[str, str, TypeNode], ...]:
+    """The keys of a map of type ``t`` with these keys that a walk of it added whole visits, remembered in
+    ``t._adds``: each key not in ``t.skip``, with its element and type, sorted by element (Go's order)."""
+    plan = tuple(sorted(((k, *t.field(k)) for k in keys if k not in t.skip), key=lambda p: p[1]))
+    if len(t._adds) >= _FLAT_SIZE:
+        t._adds.clear()
+    t._adds[keys] = plan
+    return plan
