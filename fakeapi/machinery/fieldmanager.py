@@ -71,7 +71,7 @@ class ManagerEntry:
         """This entry owning ``fields`` instead (at ``time``, when given)."""
         return ManagerEntry(self.manager, self.operation, self.api_version, fields,
                             self.time if time is None else time, self.subresource,
-                            covered=self.covered if fields is self.fields else None)
+                            None, self.covered if fields is self.fields else None)  # (positional: no keywords)
 
     def owns(self, changed: FieldSet) -> bool:
         """Whether ``fields`` holds every path of ``changed`` (:func:`fieldpath.covers`, remembered)."""
@@ -141,7 +141,12 @@ def encode(managed: Managed) -> list[dict[str, Any]]:
         if (b.operation, b.time or "", b.manager, b.api_version, b.subresource) < (
                 a.operation, a.time or "", a.manager, a.api_version, a.subresource):
             a, b = b, a  # (only when strictly before: a stable sort's order)
-        return [e.encode() for e in (a, b) if e.fields]
+        # (ManagerEntry.encode's first case inline; no comprehension: its frame costs more than the two)
+        ra = a.raw if a.raw is not None else a.encode()
+        rb = b.raw if b.raw is not None else b.encode()
+        if a.fields and b.fields:
+            return [ra, rb]
+        return [ra] if a.fields else [rb] if b.fields else []
     entries = sorted(managed.values(), key=_sort_key)
     return [e.encode() for e in entries if e.fields]
 

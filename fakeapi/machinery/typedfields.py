@@ -284,6 +284,18 @@ def _keyed_items(t: TypeNode, items: Any, path: Path, errors: list[tuple[str, st
 
 def _index(t: TypeNode, items: Any, path: Path, errors: list[tuple[str, str]]) -> dict[str, Any]:
     """The items of a set or map list by path element (duplicates reported)."""
+    if t.list_kind == "set" and type(items) is list:  # (finalizers: :func:`_keyed_items` without its generator)
+        out: dict[str, Any] = {}
+        for item in items:
+            if not (type(item) is str and item.isascii() and item.isprintable() and '"' not in item
+                    and "\\" not in item):
+                break  # (not a plain string: fp.value_element's other case)
+            pe = f'v:"{item}"'  # (fp.value_element's common case)
+            if pe in out:
+                break  # (a duplicate: reported below)
+            out[pe] = item
+        else:
+            return out
     return dict(_keyed_items(t, items, path, errors))
 
 
@@ -350,9 +362,12 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
                 or tries[1] * 8 >= tries[0]):  # (Memo.worth_trying, inline)
             # (metadata only when it is added whole, by what it holds but the server's fields, which name
             # the object (see _owned_content): an update's is compared faster than its two sides are encoded)
-            after = _content(r_val) if not ct.skip else _owned_content(r_val, ct.skip)
-            before = b"" if l_val is MISSING else _content(l_val)
-            if after is not None and before is not None:
+            try:  # (_content, inline)
+                after = orjson.dumps(r_val) if not ct.skip else _owned_content(r_val, ct.skip)
+                before = b"" if l_val is MISSING else orjson.dumps(l_val)
+            except (orjson.JSONEncodeError, TypeError):
+                after = None
+            if after is not None:
                 if name is None:  # (_mask_name, inline: its answer remembered by the name)
                     meta = new.get("metadata")
                     text = meta.get("name") if type(meta) is dict else None
