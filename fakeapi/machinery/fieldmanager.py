@@ -294,25 +294,28 @@ def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager:
         # only fields its entry already owns. If no other entry owns any of them, the full computation
         # below gives every entry its very set back (the difference takes nothing from the others, the
         # writer's union adds nothing): only the writer's time can change, so no entry is rebuilt.
-        for key, e in managed.items():
+        for e in managed.values():
             # (an entry sharing no top-level field with the changes keeps its set: no difference called)
-            if not e.fields or (key != my_key and not changed.keys().isdisjoint(e.fields)
+            if not e.fields or (e is not prev and not changed.keys().isdisjoint(e.fields)
                                 and fp.difference(e.fields, changed) is not e.fields):
                 break  # (an empty entry, dropped below; or another owner loses fields)
         else:
             return managed if prev.time == now else {**managed, my_key: prev.with_fields(prev.fields, now)}
     out: Managed = {}
+    kept: ManagerEntry | None = None  # (the writer's entry in ``out``)
+    changed_keys = changed.keys()
     for key, e in managed.items():
         # (the writer's own entry keeps what it changed: (prev - removed - changed) + changed)
         s = e.fields
-        if key != my_key and not changed.keys().isdisjoint(s):  # (else the difference is ``s`` itself)
-            s = fp.difference(s, changed)
+        if e is not prev and not changed_keys.isdisjoint(s):  # (else the difference is ``s`` itself)
+            s = fp.difference(s, changed)  # (``e is prev``: the entry under ``my_key``, found by identity)
         if removed and not removed.keys().isdisjoint(s):
             s = fp.difference(s, removed)
         if s:
-            out[key] = e if s is e.fields else e.with_fields(s)
+            n = out[key] = e if s is e.fields else e.with_fields(s)
+            if e is prev:
+                kept = n
     if changed:
-        kept = out.get(my_key)
         mine = fp.union(kept.fields if kept is not None else fp.EMPTY, changed)
         if not (kept is prev and prev is not None and mine is prev.fields and prev.time == now):
             base = prev or ManagerEntry(manager, UPDATE, api_version, fp.EMPTY, None, subresource)
