@@ -71,7 +71,7 @@ class ManagerEntry:
         """This entry owning ``fields`` instead (at ``time``, when given)."""
         return ManagerEntry(self.manager, self.operation, self.api_version, fields,
                             self.time if time is None else time, self.subresource,
-                            covered=self.covered if fields is self.fields else None)
+                            None, self.covered if fields is self.fields else None)  # (positional: no keywords)
 
     def owns(self, changed: FieldSet) -> bool:
         """Whether ``fields`` holds every path of ``changed`` (:func:`fieldpath.covers`, remembered)."""
@@ -141,7 +141,12 @@ def encode(managed: Managed) -> list[dict[str, Any]]:
         if (b.operation, b.time or "", b.manager, b.api_version, b.subresource) < (
                 a.operation, a.time or "", a.manager, a.api_version, a.subresource):
             a, b = b, a  # (only when strictly before: a stable sort's order)
-        return [e.encode() for e in (a, b) if e.fields]
+        # (ManagerEntry.encode's first case inline; no comprehension: its frame costs more than the two)
+        ra = a.raw if a.raw is not None else a.encode()
+        rb = b.raw if b.raw is not None else b.encode()
+        if a.fields and b.fields:
+            return [ra, rb]
+        return [ra] if a.fields else [rb] if b.fields else []
     entries = sorted(managed.values(), key=_sort_key)
     return [e.encode() for e in entries if e.fields]
 
@@ -255,6 +260,10 @@ def _without_members(a: FieldSet, members: frozenset[str]) -> FieldSet:
 
 
 
+#: The metadata nodes of creates :func:`record_update` met, by identity, each without its member.
+_ADDED_METAS: dict[int, tuple[FieldSet, FieldSet]] = {}
+
+
 def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager: str, api_version: str,
                   subresource: str, now: str, memo: Memo | None = None) -> Managed:
     """The entries after a non-apply write of ``new`` over ``old`` (``old`` a zero object on create).
@@ -265,9 +274,16 @@ def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager:
     changed, removed = changes(old, new, t, memo)  # (``t`` skips what no manager owns: see compare_skip)
     meta = changed.get("f:metadata")
     if meta is not None and (not meta or fp.MEMBER in meta):  # (metadata added whole: itself never owned)
-        changed = {**changed, "f:metadata": {k: v for k, v in meta.items() if k != fp.MEMBER}}
-        if not changed["f:metadata"]:
-            del changed["f:metadata"]
+        hit = _ADDED_METAS.get(id(meta))
+        if hit is not None and hit[0] is meta:
+            stripped = hit[1]
+        else:  # (a memo's answer is one node shared by the creates of one template: stripped once)
+            stripped = {k: v for k, v in meta.items() if k != fp.MEMBER}
+            if len(_ADDED_METAS) >= 256:
+                del _ADDED_METAS[next(iter(_ADDED_METAS))]
+            _ADDED_METAS[id(meta)] = (meta, stripped)  # (kept alive with its id: a set is never changed)
+        changed = {**changed, "f:metadata": stripped} if stripped else {
+            k: v for k, v in changed.items() if k != "f:metadata"}
     if not changed and not removed:
         return managed
     my_key = (manager, UPDATE, api_version, subresource)  # (ManagerEntry.key of the writer's entry)
@@ -278,25 +294,28 @@ def record_update(managed: Managed, old: Any, new: Any, t: TypeNode, *, manager:
         # only fields its entry already owns. If no other entry owns any of them, the full computation
         # below gives every entry its very set back (the difference takes nothing from the others, the
         # writer's union adds nothing): only the writer's time can change, so no entry is rebuilt.
-        for key, e in managed.items():
+        for e in managed.values():
             # (an entry sharing no top-level field with the changes keeps its set: no difference called)
-            if not e.fields or (key != my_key and not changed.keys().isdisjoint(e.fields)
+            if not e.fields or (e is not prev and not changed.keys().isdisjoint(e.fields)
                                 and fp.difference(e.fields, changed) is not e.fields):
                 break  # (an empty entry, dropped below; or another owner loses fields)
         else:
             return managed if prev.time == now else {**managed, my_key: prev.with_fields(prev.fields, now)}
     out: Managed = {}
+    kept: ManagerEntry | None = None  # (the writer's entry in ``out``)
+    changed_keys = changed.keys()
     for key, e in managed.items():
         # (the writer's own entry keeps what it changed: (prev - removed - changed) + changed)
         s = e.fields
-        if key != my_key and not changed.keys().isdisjoint(s):  # (else the difference is ``s`` itself)
-            s = fp.difference(s, changed)
+        if e is not prev and not changed_keys.isdisjoint(s):  # (else the difference is ``s`` itself)
+            s = fp.difference(s, changed)  # (``e is prev``: the entry under ``my_key``, found by identity)
         if removed and not removed.keys().isdisjoint(s):
             s = fp.difference(s, removed)
         if s:
-            out[key] = e if s is e.fields else e.with_fields(s)
+            n = out[key] = e if s is e.fields else e.with_fields(s)
+            if e is prev:
+                kept = n
     if changed:
-        kept = out.get(my_key)
         mine = fp.union(kept.fields if kept is not None else fp.EMPTY, changed)
         if not (kept is prev and prev is not None and mine is prev.fields and prev.time == now):
             base = prev or ManagerEntry(manager, UPDATE, api_version, fp.EMPTY, None, subresource)

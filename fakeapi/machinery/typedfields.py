@@ -84,6 +84,11 @@ class TypeNode:
     #: A map type's whole-value sets by key tuple, while every key met has a leaf type (then the
     #: set depends on the keys alone: labels, an env var with a value); None once one has not.
     _flat: dict[tuple[str, ...], FieldSet] | None = field(default_factory=dict)
+    #: A map type's :func:`_added_plan` by the map's keys.
+    _adds: dict[tuple[str, ...], tuple[tuple[str, str, TypeNode], ...]] = field(default_factory=dict)
+    #: A root type's :func:`_plan` by the object's top-level keys.
+    _plans: dict[tuple[str, ...], tuple[tuple[str, str, TypeNode, tuple[int, str]], ...]] = field(
+        default_factory=dict)
 
     def __post_init__(self) -> None:
         self.leaf = self.shape == SCALAR or self.atomic or (self.shape == LIST and self.list_kind == "atomic")
@@ -279,6 +284,18 @@ def _keyed_items(t: TypeNode, items: Any, path: Path, errors: list[tuple[str, st
 
 def _index(t: TypeNode, items: Any, path: Path, errors: list[tuple[str, str]]) -> dict[str, Any]:
     """The items of a set or map list by path element (duplicates reported)."""
+    if t.list_kind == "set" and type(items) is list:  # (finalizers: :func:`_keyed_items` without its generator)
+        out: dict[str, Any] = {}
+        for item in items:
+            if not (type(item) is str and item.isascii() and item.isprintable() and '"' not in item
+                    and "\\" not in item):
+                break  # (not a plain string: fp.value_element's other case)
+            pe = f'v:"{item}"'  # (fp.value_element's common case)
+            if pe in out:
+                break  # (a duplicate: reported below)
+            out[pe] = item
+        else:
+            return out
     return dict(_keyed_items(t, items, path, errors))
 
 
@@ -327,26 +344,36 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
     removed: FieldSet = {}
     skip = t.skip
     tries_of = memo.tries
+    entries = memo.entries
     name: bytes | None = None  # (_mask_name's, found at the first lookup)
     masked = False
-    for key, r_val in new.items():
-        if key in skip:
-            continue
+    keys = tuple(new)
+    plan = t._plans.get(keys)
+    if plan is None:
+        plan = _plan(t, keys)
+    for key, pe, ct, field_key in plan:  # (the keys not skipped, in the object's order)
+        r_val = new[key]
         l_val = old.get(key, MISSING)
         if l_val is r_val or (type(l_val) is type(r_val) and l_val == r_val):
             continue
-        pe, ct = t._fields.get(key) or t.field(key)
         mkey: tuple[int, str, bytes, bytes] | None = None
         if (type(r_val) is dict or type(r_val) is list) and (not ct.skip or l_val is MISSING) and (
-                (tries := tries_of.get((id(t), key))) is None or tries[0] < memo.probe
+                (tries := tries_of.get(field_key)) is None or tries[0] < memo.probe
                 or tries[1] * 8 >= tries[0]):  # (Memo.worth_trying, inline)
             # (metadata only when it is added whole, by what it holds but the server's fields, which name
             # the object (see _owned_content): an update's is compared faster than its two sides are encoded)
-            after = _content(r_val) if not ct.skip else _owned_content(r_val, ct.skip)
-            before = b"" if l_val is MISSING else _content(l_val)
-            if after is not None and before is not None:
-                if name is None:
-                    name = _mask_name(new)
+            try:  # (_content, inline)
+                after = orjson.dumps(r_val) if not ct.skip else _owned_content(r_val, ct.skip)
+                before = b"" if l_val is MISSING else orjson.dumps(l_val)
+            except (orjson.JSONEncodeError, TypeError):
+                after = None
+            if after is not None:
+                if name is None:  # (_mask_name, inline: its answer remembered by the name)
+                    meta = new.get("metadata")
+                    text = meta.get("name") if type(meta) is dict else None
+                    name = _MASKS.get(text) if type(text) is str else b""
+                    if name is None:
+                        name = _mask_text(text)
                 if name and name in after:  # (the object's own name, in a secret's reference: see _mask_name)
                     after = after.replace(name, _MASK)
                     before = before.replace(name, _MASK)
@@ -366,8 +393,15 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
             else:
                 _child_changes(pe, l_val, r_val, ct, (), errors, changed, removed)
             continue
-        hit = memo.get(mkey)
-        if hit is None:
+        # (Memo.get, inline: ``tries`` is this field's, fetched above)
+        hit = entries.pop(mkey, None)
+        if tries is None:
+            tries = tries_of[field_key] = [0, 0]
+        tries[0] += 1
+        if hit is not None:
+            tries[1] += 1
+            entries[mkey] = hit
+        else:
             c: FieldSet = {}
             r: FieldSet = {}
             if l_val is MISSING:
@@ -386,7 +420,25 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
             if key not in new and key not in skip:
                 pe, ct = t.field(key)
                 removed[pe] = _subtree(l_val, ct)
-    return (_sorted(changed) if len(changed) > 1 else changed), (_sorted(removed) if len(removed) > 1 else removed)
+        if len(removed) > 1:
+            removed = _sorted(removed)
+    # (both filled in the plan's order, the elements' own: sorted already, but for a dropped field's)
+    return changed, removed
+
+
+#: How many key tuples a root type keeps plans for (:attr:`TypeNode._plans`).
+_PLANS_SIZE = 64
+
+
+def _plan(t: TypeNode, keys: tuple[str, ...]) -> tuple[tuple[str, str, TypeNode, tuple[int, str]], ...]:
+    """What :func:`changes` visits of an object with these top-level keys, remembered in ``t._plans``:
+    each key not in ``t.skip`` with its element, its type and its key in :attr:`Memo.tries`, in the
+    order of their elements (so of the sets made from them: Go's order of fields)."""
+    plan = tuple(sorted(((k, *t.field(k), (id(t), k)) for k in keys if k not in t.skip), key=lambda p: p[1]))
+    if len(t._plans) >= _PLANS_SIZE:
+        t._plans.clear()
+    t._plans[keys] = plan
+    return plan
 
 
 MemoKey = tuple[int, str, bytes, bytes]
@@ -459,10 +511,25 @@ def _mask_name(obj: dict[str, Any]) -> bytes:
     """
     meta = obj.get("metadata")
     name = meta.get("name") if type(meta) is dict else None
-    if (type(name) is not str or len(name) < 4 or "-" not in name or not name.isascii()
+    return _mask_text(name) if type(name) is str else b""
+
+
+#: :func:`_mask_text`'s answers by name (at most :data:`_MASKS_SIZE`, then started again).
+_MASKS: dict[str, bytes] = {}
+_MASKS_SIZE = 4096
+
+
+def _mask_text(name: str) -> bytes:
+    """:func:`_mask_name` of an object named ``name`` (remembered in :data:`_MASKS`)."""
+    if (len(name) < 4 or "-" not in name or not name.isascii()
             or not _NAME_CHARS.issuperset(name) or _NAME_LETTERS.isdisjoint(name)):
-        return b""
-    return name.encode()
+        out = b""
+    else:
+        out = name.encode()
+    if len(_MASKS) >= _MASKS_SIZE:
+        _MASKS.clear()
+    _MASKS[name] = out
+    return out
 
 
 def _unnamed(hit: MemoValue, name: bytes | None) -> bool:
@@ -488,7 +555,9 @@ def _owned_content(value: Any, skip: frozenset[str]) -> bytes | None:
     by what is under it). Two maps with one answer then compare alike: skipped keys are never walked.
     """
     if type(value) is dict and not value.keys().isdisjoint(skip):
-        value = {k: v for k, v in value.items() if k not in skip}
+        # (the owned keys found at C speed; in the set's order, which may not be the map's: the JSON
+        # is a key only, and two equal encodings are still two equal maps)
+        value = {k: value[k] for k in value.keys() - skip}
         if not value:
             return b"{.}"
     return _content(value)
@@ -544,6 +613,14 @@ def _compare_map(lm: dict[str, Any], rm: dict[str, Any], t: TypeNode, path: Path
                  errors: list[tuple[str, str]]) -> tuple[FieldSet, FieldSet]:
     """:func:`_compare_node` of a map node (``lm``, ``rm``: its two sides, ``{}`` for a null)."""
     changed: FieldSet = {}
+    if not lm:  # (every key added: a create's; the keys walked in their elements' order, no sort)
+        keys = tuple(rm)
+        plan = t._adds.get(keys)
+        if plan is None:
+            plan = _added_plan(t, keys)
+        for key, pe, ct in plan:
+            changed[pe] = fp.EMPTY if ct.leaf else _subtree(rm[key], ct)  # (_subtree's first case inline)
+        return changed, fp.EMPTY
     removed: FieldSet = {}
     skip = t.skip
     fields = t._fields
@@ -633,21 +710,16 @@ def _subtree(v: Any, t: TypeNode) -> FieldSet:
         if not v or t.shape == LIST:
             return fp.EMPTY
         flat = t._flat
-        keys: tuple[str, ...] = ()
+        keys = tuple(v)
         if flat is not None:
-            keys = tuple(v)
             known = flat.get(keys)
             if known is not None:
                 return known
         out: FieldSet = {fp.MEMBER: fp.EMPTY}
-        fields = t._fields
-        for key in sorted(v):
-            hit = fields.get(key)
-            if hit is None:
-                hit = t.field(key)
-            pe, ct = hit
-            if not pe:
-                continue  # (a skipped key: no identity test, mypyc boxes tuples afresh)
+        plan = t._adds.get(keys)
+        if plan is None:
+            plan = _added_plan(t, keys)
+        for key, pe, ct in plan:  # (the keys not skipped, in their elements' order)
             if ct.leaf:
                 out[pe] = fp.EMPTY  # (a scalar or an atomic value)
                 continue
@@ -674,5 +746,15 @@ def _subtree(v: Any, t: TypeNode) -> FieldSet:
     return fp.EMPTY
 
 
-#: How many key tuples a map type keeps (:attr:`TypeNode._flat`).
+#: How many key tuples a map type keeps (:attr:`TypeNode._flat`, :attr:`TypeNode._adds`).
 _FLAT_SIZE = 64
+
+
+def _added_plan(t: TypeNode, keys: tuple[str, ...]) -> tuple[tuple[str, str, TypeNode], ...]:
+    """The keys of a map of type ``t`` with these keys that a walk of it added whole visits, remembered in
+    ``t._adds``: each key not in ``t.skip``, with its element and type, sorted by element (Go's order)."""
+    plan = tuple(sorted(((k, *t.field(k)) for k in keys if k not in t.skip), key=lambda p: p[1]))
+    if len(t._adds) >= _FLAT_SIZE:
+        t._adds.clear()
+    t._adds[keys] = plan
+    return plan
