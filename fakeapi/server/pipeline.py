@@ -41,7 +41,7 @@ from fakeapi.registry.kinds import Kind, KindRegistry
 from fakeapi.schema.structural import metadata_could_prune
 from fakeapi.server import hooks, txn  # (txn: request atomicity, issue 24)
 from fakeapi.server.clock import Clock
-from fakeapi.server.decoding import check_go_body, check_go_meta, check_meta_types
+from fakeapi.server.decoding import check_go_body, check_go_json, check_go_meta, check_meta_types
 from fakeapi.server.faults import ControllerCrash, FaultSet
 from fakeapi.server.store import FIELD_NAME, FIELD_NAMESPACE, Entry, Store, Table
 from fakeapi.server.store import same_meta as _store_same_meta
@@ -232,10 +232,14 @@ class Pipeline:
         self.trace.record_call(self.clock._now, actor, verb, kind.kind, namespace or "", name, subresource, patch_type,
                                code, reason, str(rv) if rv else "", wrote)
 
-    def _kind_of(self, obj: Any) -> Kind:
+    def _kind_of(self, obj: Any, go_encoded: bool = False) -> Kind:
+        """The kind of a request body, once the body check passed (``go_encoded``: a Go client's body,
+        JSON values alone: :func:`bodycheck.check_object` does not read it back to make sure)."""
         if not isinstance(obj, dict):
             raise errors.bad_request("Object 'Kind' is missing in the request body")
-        bodycheck.check_object(obj)  # (issue 24: only JSON values, within bounds, before anything else)
+        if go_encoded and self.snapshot_guard is not None:
+            check_go_json("body", obj)
+        bodycheck.check_object(obj, json_only=go_encoded)  # (issue 24: only JSON values, within bounds, first)
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
         if not isinstance(kind, str) or not kind:
             raise errors.bad_request(f"Object 'Kind' is missing in '{_short(obj)}'")
