@@ -472,11 +472,14 @@ class Pipeline:
         if same_meta:
             causes: list[Cause] = []
         else:
-            self._warn(dedup_owner_references(meta))
+            warnings = dedup_owner_references(meta)
+            if warnings:  # (_warn, only when there is something to say: most writes have nothing)
+                self._warn(warnings)
             causes, warnings = validate_object_meta(
                 meta, namespaced=kind.namespaced, name_rule=kind.name_rule, custom_resource=not kind.builtin,
                 old=old["metadata"] if old is not None else None)  # warns of the finalizers this write adds
-            self._warn(warnings)
+            if warnings:
+                self._warn(warnings)
             if old is not None:
                 causes += validate_object_meta_update(obj["metadata"], old["metadata"], subresource=subresource)
         body_shared = old is not None and (_same_body(obj, old) if same_body is None else same_body)
@@ -490,7 +493,9 @@ class Pipeline:
         if causes:
             raise errors.invalid(kind.group, kind.kind, meta.get("name") or meta.get("generateName") or "", causes)
         if subresource != "status":
-            self._warn(strategy.warnings(obj, old))  # (WarningsOnCreate/WarningsOnUpdate: a valid write's)
+            warnings = strategy.warnings(obj, old)  # (WarningsOnCreate/WarningsOnUpdate: a valid write's)
+            if warnings:
+                self._warn(warnings)
 
     # ------------------------------------------------------------------ encode, commit, notify
 
