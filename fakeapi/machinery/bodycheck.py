@@ -281,14 +281,16 @@ def too_large(value: Any, limit: int = MAX_OBJECT_BYTES) -> bool:
     return encoded_size(value) > limit
 
 
-def check_body(value: Any, *, max_depth: int = MAX_DEPTH) -> int:
+def check_body(value: Any, *, max_depth: int = MAX_DEPTH, json_only: bool = False) -> int:
     """Raise the 400 ``BadRequest`` of :func:`body_problem` for a body JSON cannot hold (or nested too deep).
 
     Returns a lower bound of the body's size as JSON (bytes). A small body :func:`_plain_size` settles
     answers its orjson size instead of the walk's count: both are under :data:`SMALL_BODY`, the size below
     which the patch path (:func:`check_patched`) takes the same decision whatever the number.
+    ``json_only``: the caller knows that ``value`` holds JSON values alone (what a Go client marshals):
+    see :func:`_plain_size`.
     """
-    size = _plain_size(value, max_depth)
+    size = _plain_size(value, max_depth, json_only)
     if size is not None and size < SMALL_BODY:
         return size
     problem, chars = _scan(value, max_depth)
@@ -297,13 +299,13 @@ def check_body(value: Any, *, max_depth: int = MAX_DEPTH) -> int:
     return chars
 
 
-def check_object(value: Any) -> None:
+def check_object(value: Any, *, json_only: bool = False) -> None:
     """:func:`check_body`, then the stored-object size: etcd's 500 ``etcdserver: request is too large``.
 
     Most bodies are settled at C speed by :func:`_plain_size`; the others (and every faulty one) take
-    the walk, which finds the first problem and its path.
+    the walk, which finds the first problem and its path. ``json_only``: as for :func:`check_body`.
     """
-    if _plain_size(value, MAX_DEPTH) is not None:
+    if _plain_size(value, MAX_DEPTH, json_only) is not None:
         return
     problem, chars = _scan(value, MAX_DEPTH)
     if problem is not None:
@@ -322,7 +324,7 @@ def _refuse(value: Any) -> NoReturn:
     raise TypeError
 
 
-def _plain_size(value: Any, max_depth: int) -> int | None:
+def _plain_size(value: Any, max_depth: int, json_only: bool = False) -> int | None:
     """The size of ``value`` as orjson writes it, when that settles that ``value`` is a JSON value
     :func:`check_object` accepts without walking it in Python; else None (walk it).
 
@@ -334,6 +336,11 @@ def _plain_size(value: Any, max_depth: int) -> int | None:
     :func:`ensure_room`), and it is under half of :data:`MAX_OBJECT_BYTES` (the exact size is at most twice
     orjson's: only a float can take more characters in Python's ``json``, two at most). The size is a lower
     bound of the exact one.
+
+    ``json_only``: the caller knows that ``value`` holds nothing but dicts, lists, ``str``, ints, finite floats,
+    bools and None (a body a Go client marshals: JSON itself; the server checks that trust with
+    ``FAKEAPI_CHECK_SNAPSHOTS=1``, :func:`is_json_only`), so the text is not read back to compare (the
+    other conditions are checked all the same).
     """
     try:
         data = orjson.dumps(value, default=_refuse, option=_PASSTHROUGH)
@@ -347,7 +354,18 @@ def _plain_size(value: Any, max_depth: int) -> int | None:
     # bytes nests fewer than room levels deep: most bodies are not counted)
     if size >= 2 * room and data.count(b"{") + data.count(b"[") >= room:
         return None
-    return size if orjson.loads(data) == value else None
+    return size if json_only or orjson.loads(data) == value else None
+
+
+def is_json_only(value: Any) -> bool | None:
+    """Does ``value`` hold JSON values alone, as orjson writes and reads them back (what ``json_only`` trusts)?
+    None: orjson cannot write it (a value it refuses, an int past 64 bits, a lone surrogate, nesting past its
+    bound), so it takes the walk whatever the trust."""
+    try:
+        data = orjson.dumps(value, default=_refuse, option=_PASSTHROUGH)
+    except TypeError:
+        return None
+    return bool(orjson.loads(data) == value)
 
 
 #: A body smaller than this (bytes) is small for :func:`check_patched` and :func:`check_merge_patched`:
@@ -355,14 +373,14 @@ def _plain_size(value: Any, max_depth: int) -> int | None:
 SMALL_BODY = MAX_OBJECT_BYTES // (24 * 16)
 
 
-def check_patched(result: Any, base: Any, patch_chars: int) -> None:
+def check_patched(result: Any, base: Any, patch_chars: int, *, json_only: bool = False) -> None:
     """:func:`check_object` for a patch's result that shares what it left as it was with ``base`` (the stored
     object, checked when it was stored): only the values that are not ``base``'s own are walked.
 
     ``patch_chars`` is what :func:`check_body` said of the patch (checked before it was applied). The
     size is measured when the patch could make a difference (it is over 1/16 of the limit), else the
     result is taken as the stored object's size: a small patch to an object already near etcd's limit
-    goes through.
+    goes through. ``json_only``: the parts not ``base``'s hold JSON values alone (as for :func:`check_body`).
     """
     stack: list[tuple[Any, Any, int]] = [(result, base, 0)]
     while stack:
@@ -381,9 +399,9 @@ def check_patched(result: Any, base: Any, patch_chars: int) -> None:
                     continue  # (what _scan would find fine: an ASCII key to an ASCII string, an int, a bool, null)
                 else:
                     slack = MANAGED_FIELDS_SLACK if k == "managedFields" and depth == 1 else 0
-                    _check_part({k: item}, MAX_DEPTH - depth + slack)
+                    _check_part({k: item}, MAX_DEPTH - depth + slack, json_only)
         elif v is not b:
-            _check_part(v, MAX_DEPTH - depth)
+            _check_part(v, MAX_DEPTH - depth, json_only)
     if patch_chars >= SMALL_BODY and encoded_size(result) > MAX_OBJECT_BYTES:
         raise errors.internal(OBJECT_TOO_LARGE)
 
@@ -391,10 +409,10 @@ def check_patched(result: Any, base: Any, patch_chars: int) -> None:
 _MISSING: Any = object()
 
 
-def _check_part(value: Any, max_depth: int) -> None:
+def _check_part(value: Any, max_depth: int, json_only: bool = False) -> None:
     """The walk's 400 for a part of a patched object that is not the stored object's; a part
     :func:`_plain_size` settles (most: a list of conditions, a changed status) is not walked."""
-    if _plain_size(value, max_depth) is not None:
+    if _plain_size(value, max_depth, json_only) is not None:
         return
     problem, _ = _scan(value, max_depth)
     if problem is not None:

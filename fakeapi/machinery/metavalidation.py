@@ -438,12 +438,18 @@ def validate_owner_references(refs: Any, field: str = "metadata.ownerReferences"
     first_controller = ""
     for raw in refs:
         if type(raw) is dict:
-            # (issue 22: a reference with every string set, a version, no Event owner and no controller flag
-            # adds no cause and no controller: the commonest, checked without its typed copy)
+            # (issue 22: a reference with every string set, a version and no Event owner adds no cause, and
+            # with no controller flag no controller: the commonest, checked without its typed copy; a first
+            # controller, the next commonest, is only noted)
             av, kd, nm, ud = raw.get("apiVersion"), raw.get("kind"), raw.get("name"), raw.get("uid")
             if (type(av) is str and type(kd) is str and type(nm) is str and type(ud) is str and kd and nm and ud
-                    and kd != "Event" and not raw.get("controller") and _parse_api_version(av)[1]):
-                continue
+                    and kd != "Event" and _parse_api_version(av)[1]):
+                controller = raw.get("controller")
+                if controller is None or not controller:
+                    continue
+                if not first_controller and controller is True:
+                    first_controller = f"{kd}/{nm}"
+                    continue
         ref = _owner_ref_struct(raw)
         group, version = _parse_api_version(ref["apiVersion"])
         if not version:

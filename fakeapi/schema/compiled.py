@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from fakeapi.machinery import openapi
 from fakeapi.machinery.errors import Cause
 from fakeapi.schema.formats import FMT_PREFIX, FORMAT_CHECKS, format_fn
@@ -171,7 +173,15 @@ def _translate_builtin(root: Schema, *, skip: frozenset[str]) -> Schema:
 
 
 class _Validator:
-    """A JSON Schema compiled twice: jsonschema-rs for the fast yes/no, jsonschema for details."""
+    """A JSON Schema compiled twice: jsonschema-rs for the fast yes/no, jsonschema for details.
+
+    The values found valid are remembered by their JSON (the last :data:`_VALID_MEMO_SIZE`, each under
+    :data:`_VALID_MEMO_BYTES`): the same status, the same spec come back write after write, and a value
+    whose JSON is one of them is valid without asking again (validity is a function of the JSON value,
+    and the server validates decoded bodies: JSON values alone). A schema that says nothing of
+    ``metadata`` (a whole object's, ``metadata`` skipped) is asked about the object without it, so
+    objects that differ only in their names share the answer.
+    """
 
     def __init__(self, js: Schema, base: str) -> None:
         self.js = js
@@ -181,15 +191,45 @@ class _Validator:
 
         self.rs: jsonschema_rs.Validator = jsonschema_rs.validator_for(js, formats=_RS_FORMATS, validate_formats=True)
         self._py: jsonschema.protocols.Validator | None = None
+        self._valid: dict[bytes, None] = {}
+        self._meta_blind = _meta_blind(js)
 
     def causes(self, value: Any) -> list[Cause]:
+        """The causes of ``value``'s invalidity (none: valid)."""
+        try:  # (the memo's key: the JSON of what the schema looks at)
+            key = orjson.dumps({**value, "metadata": None} if self._meta_blind and type(value) is dict else value)
+        except TypeError:  # (what orjson cannot write: asked every time)
+            key = b""
+        valid = self._valid
+        if key in valid:
+            return []
         if self.rs.is_valid(value):
+            if 0 < len(key) < _VALID_MEMO_BYTES:
+                if len(valid) >= _VALID_MEMO_SIZE:
+                    valid.clear()
+                valid[key] = None
             return []
         from fakeapi.schema import schemaerrors  # the slow path: only invalid objects need it
 
         if self._py is None:
             self._py = schemaerrors.detailed_validator(self.js)
         return schemaerrors.detailed_causes(self._py, value, self.base)
+
+
+#: How many valid values a validator remembers (the memo starts again when full), and the largest JSON it keeps.
+_VALID_MEMO_SIZE = 512
+_VALID_MEMO_BYTES = 16384
+#: Keywords of an object schema that constrain only the properties it names (and the type).
+_PROPERTY_KEYWORDS = frozenset({"type", "properties", "required", "$defs", "description", "title"})
+
+
+def _meta_blind(js: Schema) -> bool:
+    """Does the (translated) schema leave ``metadata`` unconstrained: an object schema naming only its
+    properties, ``metadata`` not among them? Its answer is then the same whatever the value's metadata."""
+    props = js.get("properties")
+    required = js.get("required") or []
+    return (js.get("type") == "object" and set(js) <= _PROPERTY_KEYWORDS and isinstance(props, dict)
+            and "metadata" not in props and isinstance(required, list) and "metadata" not in required)
 
 
 class CompiledSchema:

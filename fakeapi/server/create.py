@@ -45,7 +45,7 @@ class CreateVerb(Pipeline):
         is stored without being encoded again (Go's Marshal of Unmarshal of Marshal). A body in
         another form would be stored as sent: ``FAKEAPI_CHECK_SNAPSHOTS=1`` catches that.
         """
-        kind = self._kind_of(obj)
+        kind = self._kind_of(obj, go_encoded)
         meta = mapping(obj.get("metadata"))
         name = str(meta.get("name") or "")
         ns_hint = meta.get("namespace") if kind.namespaced else ""

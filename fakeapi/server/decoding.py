@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from fakeapi.codec.gomodel import GoType
 from fakeapi.codec.gounmarshal import unmarshal_error
 from fakeapi.codec.snapshoterrors import NotGoEncoded
-from fakeapi.machinery import errors
+from fakeapi.machinery import bodycheck, errors
 from fakeapi.machinery.errors import ApiError
 from fakeapi.machinery.jsonutil import freeze_json, json_copy
 from fakeapi.machinery.jsonutil import go_json_type as _json_type
@@ -193,6 +193,14 @@ def patch_invalid(ptype: str, patch: Any, result: dict[str, Any], message: str) 
     """
     value = fromunstructured.go_sprint(patch) if ptype == "strategic" else go_json(result, sort_keys=True)
     return errors.invalid("", "", "", [invalid("patch", value, message)])
+
+
+def check_go_json(what: str, body: Any) -> None:
+    """Raise NotGoEncoded when a ``go_encoded`` body (or patch) holds anything but JSON values: what the body
+    check trusts of it (``json_only``: a Go client sends JSON; checked with ``FAKEAPI_CHECK_SNAPSHOTS=1``).
+    A body orjson cannot write takes the body check's walk, trusted or not: it is not looked at here."""
+    if bodycheck.is_json_only(body) is False:
+        raise NotGoEncoded(f"a go_encoded {what} holds a value that is not JSON: {body!r}"[:2000])
 
 
 def check_go_meta(kind: Kind, meta: dict[str, Any]) -> None:

@@ -19,7 +19,7 @@ from fakeapi.machinery.jsonutil import normalize_numbers
 from fakeapi.machinery.lazymodule import lazy_module
 from fakeapi.machinery.typedfields import MAP, ApplyMemo, TypedError, root_type
 from fakeapi.registry.kinds import Kind
-from fakeapi.server.decoding import check_go_decodes, check_patched_go_decodes, patch_invalid
+from fakeapi.server.decoding import check_go_decodes, check_go_json, check_patched_go_decodes, patch_invalid
 from fakeapi.server.pipeline import Outcome, mapping, patches_module
 from fakeapi.server.store import Entry
 from fakeapi.server.update import UpdateVerb
@@ -115,7 +115,10 @@ class PatchVerb(UpdateVerb):
                     body = bodycheck.loads(body)  # (Go's nesting bound, never a RecursionError)
                 except ValueError as err:
                     raise errors.bad_request(f"error decoding patch: {err}") from err
-            patch_chars = bodycheck.check_body(body)  # (issue 24: the whole patch, before it is applied)
+            if go_encoded and self.snapshot_guard is not None:
+                check_go_json(f"{ptype} patch", body)
+            # (issue 24: the whole patch, before it is applied; a Go client's holds JSON values alone)
+            patch_chars = bodycheck.check_body(body, json_only=go_encoded)
             # the patch functions do not change the document they are given (a merge patch's
             # result shares its untouched parts: the decoder copies it)
             current = e.obj if e.obj.get("apiVersion") == k.api_version else self._read(k, e.obj)
@@ -141,7 +144,7 @@ class PatchVerb(UpdateVerb):
             if ptype == "merge":  # (issue 24: what the patch changed; a merge patch's values keep their paths)
                 bodycheck.check_merge_patched(result, patch_chars)
             else:
-                bodycheck.check_patched(result, current, patch_chars)
+                bodycheck.check_patched(result, current, patch_chars, json_only=go_encoded)
             rmeta = mapping(result.get("metadata"))
             if rmeta.get("name", name) != name:
                 raise errors.bad_request(

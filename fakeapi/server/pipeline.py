@@ -41,7 +41,7 @@ from fakeapi.registry.kinds import Kind, KindRegistry
 from fakeapi.schema.structural import metadata_could_prune
 from fakeapi.server import hooks, txn  # (txn: request atomicity, issue 24)
 from fakeapi.server.clock import Clock
-from fakeapi.server.decoding import check_go_body, check_go_meta, check_meta_types
+from fakeapi.server.decoding import check_go_body, check_go_json, check_go_meta, check_meta_types
 from fakeapi.server.faults import ControllerCrash, FaultSet
 from fakeapi.server.store import FIELD_NAME, FIELD_NAMESPACE, Entry, Store, Table
 from fakeapi.server.store import same_meta as _store_same_meta
@@ -232,10 +232,14 @@ class Pipeline:
         self.trace.record_call(self.clock._now, actor, verb, kind.kind, namespace or "", name, subresource, patch_type,
                                code, reason, str(rv) if rv else "", wrote)
 
-    def _kind_of(self, obj: Any) -> Kind:
+    def _kind_of(self, obj: Any, go_encoded: bool = False) -> Kind:
+        """The kind of a request body, once the body check passed (``go_encoded``: a Go client's body,
+        JSON values alone: :func:`bodycheck.check_object` does not read it back to make sure)."""
         if not isinstance(obj, dict):
             raise errors.bad_request("Object 'Kind' is missing in the request body")
-        bodycheck.check_object(obj)  # (issue 24: only JSON values, within bounds, before anything else)
+        if go_encoded and self.snapshot_guard is not None:
+            check_go_json("body", obj)
+        bodycheck.check_object(obj, json_only=go_encoded)  # (issue 24: only JSON values, within bounds, first)
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
         if not isinstance(kind, str) or not kind:
             raise errors.bad_request(f"Object 'Kind' is missing in '{_short(obj)}'")
@@ -468,11 +472,14 @@ class Pipeline:
         if same_meta:
             causes: list[Cause] = []
         else:
-            self._warn(dedup_owner_references(meta))
+            warnings = dedup_owner_references(meta)
+            if warnings:  # (_warn, only when there is something to say: most writes have nothing)
+                self._warn(warnings)
             causes, warnings = validate_object_meta(
                 meta, namespaced=kind.namespaced, name_rule=kind.name_rule, custom_resource=not kind.builtin,
                 old=old["metadata"] if old is not None else None)  # warns of the finalizers this write adds
-            self._warn(warnings)
+            if warnings:
+                self._warn(warnings)
             if old is not None:
                 causes += validate_object_meta_update(obj["metadata"], old["metadata"], subresource=subresource)
         body_shared = old is not None and (_same_body(obj, old) if same_body is None else same_body)
@@ -486,7 +493,9 @@ class Pipeline:
         if causes:
             raise errors.invalid(kind.group, kind.kind, meta.get("name") or meta.get("generateName") or "", causes)
         if subresource != "status":
-            self._warn(strategy.warnings(obj, old))  # (WarningsOnCreate/WarningsOnUpdate: a valid write's)
+            warnings = strategy.warnings(obj, old)  # (WarningsOnCreate/WarningsOnUpdate: a valid write's)
+            if warnings:
+                self._warn(warnings)
 
     # ------------------------------------------------------------------ encode, commit, notify
 

@@ -120,13 +120,14 @@ class UpdateVerb(CreateVerb):
         old = e.obj
         ometa = old["metadata"]
         strategy = kind.strategy
+        typed = is_typed(kind)  # (asked once: three steps below want it)
         self._check_rv_precondition(kind, e, body["metadata"])
         # prepare: a status write changes the status alone; a write of the main resource gets BeforeUpdate
         # (the strategy's PrepareForUpdate and generation rule), then the strategy's BeginUpdate
         if sub == "status":
             new = _status_write(old, body)
         else:
-            new = self._before_update(kind, e, body, patch)
+            new = self._before_update(kind, e, body, patch, typed)
         if new["metadata"].get("creationTimestamp") is None:
             new["metadata"].pop("creationTimestamp", None)
         if sub != "status":
@@ -136,7 +137,7 @@ class UpdateVerb(CreateVerb):
                     same_body=same_status(new, old) if sub == "status" else None)
         # encode
         new = self._encode(kind, new, base=old)
-        if sub != "status" and (kind.stored_go_encoded or is_typed(kind)):
+        if sub != "status" and (kind.stored_go_encoded or typed):
             _share_unchanged(new, old)
         table = self._table(kind)
         # delete-on-update: the last finalizer removed from a deleting object
@@ -158,7 +159,7 @@ class UpdateVerb(CreateVerb):
         if sub != "status":
             strategy.before_commit_update(self, new, old, dry_run=True)  # (what it would record: the no-op check)
         # no-op, dry run, or commit (store, watch event, notify)
-        if not body_differs(new, e, typed=is_typed(kind)) and not meta_differs(new, e):
+        if not body_differs(new, e, typed=typed) and not meta_differs(new, e):
             return Outcome(old, 200, 0, False, e.name, stored=True)
         if dry_run:
             new["metadata"]["resourceVersion"] = ometa.get("resourceVersion", "")
@@ -169,11 +170,13 @@ class UpdateVerb(CreateVerb):
         rv = self._commit(w)
         return Outcome(new, 200, rv, True, e.name, stored=True)
 
-    def _before_update(self, kind: Kind, e: Entry, new: dict[str, Any], patch: bool) -> dict[str, Any]:
+    def _before_update(self, kind: Kind, e: Entry, new: dict[str, Any], patch: bool,
+                       typed: bool | None = None) -> dict[str, Any]:
         """BeforeUpdate of the main resource: what the client may not change restored from the stored
         object (uid, creation and deletion, generation, the status of a kind with the subresource),
         the strategy's PrepareForUpdate, then the generation: bumped by any change outside metadata
-        and status (custom resources) or by the strategy's rule."""
+        and status (custom resources) or by the strategy's rule. ``typed``: :func:`is_typed` of the kind
+        (None: asked here)."""
         old = e.obj
         ometa = old["metadata"]
         meta = new["metadata"]
@@ -199,7 +202,7 @@ class UpdateVerb(CreateVerb):
                 new.pop("status", None)
         strategy.prepare_for_update(new, old)
         if strategy.generation_from_body:
-            if body_differs(new, e, typed=is_typed(kind)):
+            if body_differs(new, e, typed=is_typed(kind) if typed is None else typed):
                 meta["generation"] = int(ometa.get("generation") or 0) + 1
         elif kind.initial_generation and strategy.spec_changed(new, old):
             meta["generation"] = int(ometa.get("generation") or 0) + 1

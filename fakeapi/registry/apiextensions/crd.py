@@ -86,11 +86,12 @@ class SchemaFacts:
     :meth:`load`) and ``extra["typed"]`` (this object, as a truth value) do, on first use.
     """
 
-    __slots__ = ("_facts", "schema")
+    __slots__ = ("_facts", "_typed", "schema")
 
     def __init__(self, schema: dict[str, Any]) -> None:
         self.schema = schema
         self._facts: tuple[Any, TypedFlag] | None = None
+        self._typed: bool | None = None  # (the truth value, once asked: every update asks)
 
     def facts(self) -> tuple[Any, TypedFlag]:
         """(the shared CompiledSchema, the shared :class:`TypedFlag`) of the schema.
@@ -124,7 +125,10 @@ class SchemaFacts:
         return compiled.schema, compiled, None
 
     def __bool__(self) -> bool:
-        return bool(self.facts()[1])
+        typed = self._typed
+        if typed is None:
+            typed = self._typed = bool(self.facts()[1])
+        return typed
 
     def __eq__(self, other: object) -> bool:
         # kinds made from equal schemas compare equal (they share the cached facts)
