@@ -39,17 +39,61 @@ def _restore(src: Any, dst: Any, t: GoType) -> None:
         fields = t.fields
         for key, value in src.items():
             f = fields.get(key)
-            if f is None or value is None or f.type.kind not in _RESTORED:
+            if f is None or value is None:
                 continue
-            _restore_member(dst, key, value, f.type)
+            ft = f.type
+            if ft.kind in _RESTORED:
+                inert = ft._inert  # (_skips, inline)
+                if not ((_is_inert(ft) if inert is None else inert) and (value or ft.kind == "struct")):
+                    _restore_member(dst, key, value, ft)
     elif kind == "slice":
-        if type(src) is list and type(dst) is list and t.elem is not None:
+        elem = t.elem
+        if type(src) is list and type(dst) is list and elem is not None and not _is_inert(elem):
             for a, b in zip(src, dst):
-                _restore(a, b, t.elem)
+                _restore(a, b, elem)
     elif kind == "map" and type(src) is dict and type(dst) is dict and t.elem is not None:
+        elem = t.elem
+        if elem.kind not in _RESTORED:
+            return  # (_restore_member does nothing for such a value)
         for key, value in src.items():
-            if value is not None and key in dst:
-                _restore_member(dst, key, value, t.elem)
+            if value is not None and key in dst and not _skips(elem, value):
+                _restore_member(dst, key, value, elem)
+
+
+def _is_inert(t: GoType) -> bool:
+    """Can :func:`_restore` of a value of type ``t`` change nothing, whatever the value? (Remembered on the type.)
+
+    A struct none of whose fields is a slice, map or quantity, or a struct that is not inert; a slice of
+    inert elements; a map whose values are neither slices, maps, quantities nor structs that are not
+    inert; any scalar but a quantity (taken as not inert: :func:`_restore_member` restores its text).
+    A recursive type is taken as not inert while it is worked out (so, at worst, walked for nothing).
+    """
+    r = t._inert
+    if r is None:
+        t._inert = False  # (while being worked out)
+        k = t.kind
+        if k == "struct":
+            r = all(f.type.kind not in _RESTORED or (f.type.kind == "struct" and _is_inert(f.type))
+                    for f in t.fields.values())
+        elif k == "slice":
+            r = t.elem is None or _is_inert(t.elem)
+        elif k == "map":
+            e = t.elem
+            r = e is None or e.kind not in _RESTORED or (e.kind == "struct" and _is_inert(e))
+        else:
+            r = k != "quantity"
+        t._inert = r
+    return r
+
+
+def _skips(ft: GoType, value: Any) -> bool:
+    """Would :func:`_restore_member` of ``value`` (a field or map value of type ``ft``, a kind in
+    ``_RESTORED``) change nothing? Yes for an inert struct, or a non-empty slice or map of an inert type
+    (an empty one is put back as it was)."""
+    inert = ft._inert
+    if inert is None:
+        inert = _is_inert(ft)
+    return inert and (ft.kind == "struct" or bool(value))
 
 
 def _restore_member(dst: dict[str, Any], key: str, value: Any, ft: GoType) -> None:
@@ -301,8 +345,11 @@ def _decode_reusing(obj: dict[str, Any], t: GoType | None, prev: dict[str, Any],
         r = plan[k](v)
         if r is not OMIT:
             out[k] = r
-            if v is not None and f.type.kind in _RESTORED:
-                _restore_member(out, k, v, f.type)
+            ft = f.type
+            if v is not None and ft.kind in _RESTORED:
+                inert = ft._inert  # (_skips, inline)
+                if not ((_is_inert(ft) if inert is None else inert) and (v or ft.kind == "struct")):
+                    _restore_member(out, k, v, ft)
         elif v is not None:
             if kept is None:
                 kept = []
@@ -348,7 +395,7 @@ def _decode_changes(obj: dict[str, Any], t: GoType, prev: dict[str, Any], prev_o
         if f is None:
             continue  # not a field of the Go type: dropped, as before
         po = out.get(k, _NONE)
-        if po is _NONE or not v or type(pv) is not tv:
+        if po is _NONE or not v or not pv or type(pv) is not tv:  # (an empty value before may have been kept last)
             return None
         ft = f.type
         if tv is dict and ft.kind == "struct":
@@ -359,5 +406,7 @@ def _decode_changes(obj: dict[str, Any], t: GoType, prev: dict[str, Any], prev_o
             return None
         out[k] = r
         if ft.kind in _RESTORED:
-            _restore_member(out, k, v, ft)
+            inert = ft._inert  # (_skips, inline)
+            if not ((_is_inert(ft) if inert is None else inert) and (v or ft.kind == "struct")):
+                _restore_member(out, k, v, ft)
     return out

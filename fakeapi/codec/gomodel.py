@@ -44,7 +44,7 @@ class GoType:
     marks ``metav1.MicroTime`` (microsecond precision) for kind ``time``.
     """
 
-    __slots__ = ("_absent", "_dec", "_ip_plan", "_kept", "_plan", "_scalars", "_zero", "elem", "elem_pointer",
+    __slots__ = ("_absent", "_dec", "_inert", "_ip_plan", "_kept", "_plan", "_scalars", "_zero", "elem", "elem_pointer",
                  "fields", "kind", "micro", "name", "pkg")
 
     def __init__(
@@ -81,6 +81,9 @@ class GoType:
         self._zero: Any = None
         #: The decode check's table of a struct's fields (built by ``fakeapi.codec.gounmarshal`` on first use).
         self._dec: dict[str, tuple[Any, ...]] | None = None
+        #: Whether ``fakeapi.codec.godecode``'s restoring walk can change nothing in a value of this type
+        #: (worked out there on first use; None until then).
+        self._inert: bool | None = None
 
     def __repr__(self) -> str:
         if self.kind == "struct":

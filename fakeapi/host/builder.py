@@ -51,6 +51,10 @@ class Result:
     requeue_after: timedelta | None = None
 
 
+#: ``tuple.__new__``: ``_new_tuple(Request, (namespace, name))`` is ``Request(namespace, name)`` made without
+#: the named tuple's ``__new__``, a Python function (a call saved per event an owned or watched kind sends).
+_new_tuple = tuple.__new__
+
 #: ``reconcile_fn(ctx, req) -> Result | None``; raising is returning an error. ``ctx`` is a
 #: :class:`fakeapi.host.host.Context` (named ``Any`` here: the host imports this module, not the reverse).
 ReconcileFn = Callable[[Any, Request], "Result | None"]
@@ -217,7 +221,7 @@ class EnqueueForObject(_Handler):
 
     def _enqueue(self, obj: Obj) -> None:
         meta = obj["metadata"]
-        self.queue.add(Request(meta.get("namespace", "") if self.namespaced else "", meta["name"]))
+        self.queue.add(_new_tuple(Request, (meta.get("namespace", "") if self.namespaced else "", meta["name"])))
 
 
 _NO_META: dict[str, Any] = {}
@@ -252,7 +256,8 @@ class EnqueueForOwner(_Handler):
             api_version = ref.get("apiVersion") or ""
             group = api_version.rpartition("/")[0] if "/" in api_version else ""
             if group == self.owner_group and ref.get("kind") == self.owner_kind:
-                return Request(meta.get("namespace", "") if self.owner_namespaced else "", ref.get("name") or "")
+                return _new_tuple(Request, (meta.get("namespace", "") if self.owner_namespaced else "",
+                                            ref.get("name") or ""))
             return None  # at most one controller reference
         return None
 

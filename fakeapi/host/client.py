@@ -61,11 +61,14 @@ class Client:
     # ------------------------------------------------------------ codec
 
     def _kind(self, kind: str, api_version: str | None = None) -> Kind:
-        if type(kind) is str and (api_version is None or type(api_version) is str):
-            kinds = self.api.kinds
-            k: Kind | None = kinds._found.get((kind, api_version))  # (require's memo read, its call saved)
-            return k if k is not None else kinds.require(kind, api_version)  # (resolve_kind without its checks)
-        return self.api.resolve_kind(kind, api_version)
+        # The registry's memo of found kinds, read first (every call resolves its kind): it holds only
+        # names and apiVersions that are strings (or None), so a hit is what resolve_kind answers, its
+        # type checks included; anything else (a miss, an unhashable argument) goes through resolve_kind.
+        try:
+            k: Kind | None = self.api.kinds._found.get((kind, api_version))
+        except TypeError:
+            k = None
+        return k if k is not None else self.api.resolve_kind(kind, api_version)
 
     def encode(self, obj: dict[str, Any], kind: Kind | None = None) -> dict[str, Any]:
         """What a Go client would send for ``obj`` (unchanged for untyped kinds)."""
