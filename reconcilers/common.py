@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from fakeapi.host.client import Client
 from fakeapi.machinery.errors import ApiError, is_not_found
-from fakeapi.machinery.jsonutil import fast_copy
+from fakeapi.machinery.jsonutil import json_copy
 from fakeapi.server.clock import parse_time
 
 from . import constants as c
@@ -260,8 +260,15 @@ def _same_value(a: Any, b: Any) -> bool:
 
 
 def mutate(obj: Obj, fn: Callable[[Obj], None]) -> Obj:
-    """A deep copy of ``obj`` changed by ``fn`` (the ``modified`` side of a MergeFrom patch)."""
-    out = fast_copy(obj)
+    """A deep copy of ``obj`` changed by ``fn`` (the ``modified`` side of a MergeFrom patch).
+
+    The copy is :func:`~fakeapi.machinery.jsonutil.json_copy` (one orjson round trip, falling back
+    to :func:`~fakeapi.machinery.jsonutil.fast_copy` for what orjson cannot carry): ``obj`` is an
+    object read through the Go codec, a JSON document (dicts, lists, strings, numbers, booleans,
+    None), of which it makes the same document as a deep copy does, as the codec's own copies are
+    made (issue 22: the copy of a whole set or ARS before every MergeFrom patch).
+    """
+    out = json_copy(obj)
     out.setdefault("metadata", {})
     fn(out)
     return out
