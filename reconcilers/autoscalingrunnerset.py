@@ -24,7 +24,7 @@ from .common import (
     delete_ignore_not_found,
     get_or_none,
     has_finalizer,
-    mutate,
+    mutate_top,
     patch_finalizers,
     patch_status,
 )
@@ -153,7 +153,7 @@ class AutoscalingRunnerSetReconciler:
                     s["ephemeralRunnerMetadata"] = wanted_meta
                 s["actionableRevision"] = revision
 
-            client.patch_from(ers, mutate(ers, propagate))
+            client.patch_from(ers, mutate_top(ers, propagate))
             self._set_phase(client, ars, c.ARS_PHASE_PENDING)
             return None
         labels, ers_annotations = ers_labels_annotations(ars)
@@ -173,7 +173,7 @@ class AutoscalingRunnerSetReconciler:
                 m["labels"] = {**(m.get("labels") or {}), **labels}
                 m["annotations"] = {**(m.get("annotations") or {}), **ers_annotations}
 
-            client.patch_from(ers, mutate(ers, relabel))
+            client.patch_from(ers, mutate_top(ers, relabel))
             return None
 
         # 8. The listener: create it when absent, replace it when its spec is out of date.
@@ -269,7 +269,7 @@ class AutoscalingRunnerSetReconciler:
             def pin(o: Obj) -> None:
                 o.setdefault("spec", {}).update({"replicas": 0, "patchID": 0})
 
-            client.patch_from(ers, mutate(ers, pin))
+            client.patch_from(ers, mutate_top(ers, pin))
 
     def _finalize(self, ctx: Ctx, ars: Obj) -> Any:
         client = ctx.client
@@ -300,7 +300,7 @@ class AutoscalingRunnerSetReconciler:
             m = o["metadata"]
             m["annotations"] = {**(m.get("annotations") or {}), **values}
 
-        client.patch_from(ars, mutate(ars, apply))
+        client.patch_from(ars, mutate_top(ars, apply))
 
     def _runner_group_id(self, ars: Obj) -> int:
         group = str(spec(ars).get("runnerGroup") or "")
@@ -340,7 +340,7 @@ class AutoscalingRunnerSetReconciler:
             if not s.get("runnerScaleSetName"):
                 o.setdefault("spec", {})["runnerScaleSetName"] = name
 
-        client.patch_from(ars, mutate(ars, apply))
+        client.patch_from(ars, mutate_top(ars, apply))
 
     def _update_runner_group(self, client: Any, ars: Obj) -> None:
         group_id = self._runner_group_id(ars)

@@ -274,6 +274,25 @@ def mutate(obj: Obj, fn: Callable[[Obj], None]) -> Obj:
     return out
 
 
+def mutate_top(obj: Obj, fn: Callable[[Obj], None]) -> Obj:
+    """:func:`mutate` for an ``fn`` that only sets, replaces or removes keys of the object's
+    ``metadata`` and ``spec`` maps (and top-level keys), never changing a value it finds in place.
+
+    Only those two maps (and the object itself) are copied; every value under them is the
+    original's, shared, read-only. The MergeFrom patch made of the two is the same as with a deep
+    copy: encoding and diffing only read their inputs (issue 22: a whole set or ARS was copied
+    before each of their MergeFrom patches).
+    """
+    out = dict(obj)
+    for key in ("metadata", "spec"):
+        part = obj.get(key)
+        if type(part) is dict:
+            out[key] = dict(part)
+    out.setdefault("metadata", {})
+    fn(out)
+    return out
+
+
 def creation_time(obj: Obj) -> datetime | None:
     """``metadata.creationTimestamp`` as a datetime (None when unset)."""
     ts = meta(obj).get("creationTimestamp")
