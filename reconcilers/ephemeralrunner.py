@@ -220,7 +220,7 @@ class EphemeralRunnerReconciler:
         client = ctx.client
         m = meta(er)
         try:
-            client.create(build_runner_pod(er, secret))
+            client.create(build_runner_pod(er, secret, shared=SHARED_READS))
         except ApiError as e:
             if e.reason == "AlreadyExists":
                 return Result(requeue_after=c.POD_EXISTS_REQUEUE)

@@ -426,17 +426,68 @@ def secret_runner_name(secret: Mapping[str, Any]) -> str:
 
 
 def pod_template_hash(labels: Mapping[str, str], annotations: Mapping[str, str], runner_spec: Any,
-                      secret_data: Any) -> str:
+                      secret_data: Any, *, shared_spec: bool = False) -> str:
     """The ``pod-template-hash`` label value: an FNV-1a hash of the pod's labels (without
     ``runner-template-hash``), annotations, the runner spec and the secret data, safe-encoded.
 
     ARC (``hash.FNVHashStringObjects``) feeds the Go values through a spew
     printer; this hashes their canonical JSON instead, so the value has the same
     form and changes with the same inputs, but is not bit-identical to ARC's.
+
+    ``shared_spec``: ``runner_spec`` is a shared decoded form, never mutated (read with
+    ``unsafe_disable_deep_copy``), so its text is remembered by identity (see :func:`_spec_text`).
     """
     filtered = {k: v for k, v in labels.items() if k != c.LABEL_RUNNER_TEMPLATE_HASH}
-    value = [filtered, dict(annotations), runner_spec, secret_data]
-    return safe_encode_string(str(_fnv32a(hash_text(value))))
+    annotations = dict(annotations)
+    text = _parts_text(filtered, annotations, runner_spec, secret_data) if shared_spec else None
+    if text is None:
+        text = hash_text([filtered, annotations, runner_spec, secret_data])
+    return safe_encode_string(str(_fnv32a(text)))
+
+
+def _parts_text(filtered: dict[str, Any], annotations: dict[str, Any], runner_spec: Any,
+                secret_data: Any) -> bytes | None:
+    """:func:`hash_text` of ``[filtered, annotations, runner_spec, secret_data]`` made of each part's
+    text (orjson writes a list as ``[`` its items' texts joined by ``,`` ``]``, no spaces), the
+    runner spec's remembered by :func:`_spec_text`; None where :func:`hash_text` would not take
+    orjson's way for a part (it then decides for the whole list).
+
+    The runners of a set share their decoded spec (the decode cache decodes a spec it saw before
+    by content once): its text is made once per set and revision, not once per pod (issue 22).
+    """
+    spec_text = _spec_text(runner_spec)
+    if spec_text is None or not (_plain_json(filtered) and _plain_json(annotations) and _plain_json(secret_data)):
+        return None
+    try:
+        return b"".join((b"[", orjson.dumps(filtered, option=orjson.OPT_SORT_KEYS), b",",
+                         orjson.dumps(annotations, option=orjson.OPT_SORT_KEYS), b",", spec_text, b",",
+                         orjson.dumps(secret_data, option=orjson.OPT_SORT_KEYS), b"]"))
+    except TypeError:
+        return None
+
+
+#: :func:`_spec_text`'s memo: id of a shared runner spec -> (the spec, its sorted orjson text or None).
+_SPEC_TEXTS: dict[int, tuple[Any, bytes | None]] = {}
+_SPEC_TEXTS_MAX = 64
+
+
+def _spec_text(runner_spec: Any) -> bytes | None:
+    """The sorted-keys orjson text of a runner spec that is never mutated, or None where
+    :func:`hash_text` would not write it with orjson (not plain JSON, or orjson refuses it);
+    remembered by identity (the entry holds the spec, so its id is not reused while it is kept)."""
+    hit = _SPEC_TEXTS.get(id(runner_spec))
+    if hit is not None and hit[0] is runner_spec:
+        return hit[1]
+    text: bytes | None = None
+    if _plain_json(runner_spec):
+        try:
+            text = orjson.dumps(runner_spec, option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            text = None
+    if len(_SPEC_TEXTS) >= _SPEC_TEXTS_MAX:
+        _SPEC_TEXTS.clear()
+    _SPEC_TEXTS[id(runner_spec)] = (runner_spec, text)
+    return text
 
 
 def hash_text(value: Any) -> bytes:
@@ -480,13 +531,15 @@ def _plain_json(value: Any) -> bool:
 _HASH_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def build_runner_pod(er: Mapping[str, Any], secret: Mapping[str, Any] | str) -> Obj:
+def build_runner_pod(er: Mapping[str, Any], secret: Mapping[str, Any] | str, *, shared: bool = False) -> Obj:
     """The runner Pod of an EphemeralRunner (ARC ``newEphemeralRunnerPod``): same name, owned by it.
 
     Labels and annotations: the runner's, then the template's, then
     ``actions-ephemeral-runner: "True"`` and ``pod-template-hash``. The pod spec
     is the template's (an unset restartPolicy becomes ``Never``, see below); the ``runner`` container gets the JIT config from
     the secret, the user agent and ``ACTIONS_RUNNER_RETURN_VERSION_DEPRECATED_EXIT_CODE=1``.
+
+    ``shared``: ``er`` is a shared decoded form, never mutated (see :func:`pod_template_hash`).
     """
     m = meta(er)
     s = spec(er)
@@ -498,7 +551,8 @@ def build_runner_pod(er: Mapping[str, Any], secret: Mapping[str, Any] | str) -> 
     labels: dict[str, str] = dict(m.get("labels") or {})
     labels.update(tmeta.get("labels") or {})
     labels[c.LABEL_EPHEMERAL_RUNNER] = "True"
-    labels[c.LABEL_POD_TEMPLATE_HASH] = pod_template_hash(labels, annotations, s, secret_obj.get("data") or {})
+    labels[c.LABEL_POD_TEMPLATE_HASH] = pod_template_hash(labels, annotations, s, secret_obj.get("data") or {},
+                                                          shared_spec=shared)
     pod_spec: Obj = fast_copy(s.get("spec") or {})
     containers = []
     for container in pod_spec.get("containers") or []:
