@@ -6,7 +6,9 @@
 * the EphemeralRunnerSet controller's last create of a batch sends the encoded body itself (was a copy);
 * the answers of status and finalizer patches nobody reads are not decoded (``read_answer=False``);
 * :func:`reconcilers.resourcebuilder.pod_template_hash` with ``shared_spec`` writes the runner
-  spec's text once per spec object (was the whole list's text for every pod).
+  spec's text once per spec object (was the whole list's text for every pod);
+* the ER controller's runner pod is encoded by parts, its spec once per runner spec object
+  (:func:`reconcilers.resourcebuilder.encoded_runner_pod_spec`; was ``client.encode`` of every pod).
 
 Each is checked on its own, table-driven or randomized, against the slow path, and all of them
 together by running the ARC lifecycle both ways: the trace and every stored object must be the same.
@@ -27,6 +29,8 @@ from fakeapi.machinery.jsonutil import fast_copy
 from reconcilers import autoscalingrunnerset, common, resourcebuilder
 from reconcilers import constants as c
 from reconcilers.ephemeralrunnerset import EphemeralRunnerSetReconciler
+from reconcilers.testing import ArcCluster
+from tests.support import one_value_mutations
 from tests.test_arc_host_fast_paths import _record
 
 Obj = dict[str, Any]
@@ -130,15 +134,15 @@ SECRET_DATA: list[Any] = [{}, {"jitToken": "dG9r", "runnerId": "MQ=="}, {"n": 2*
 @pytest.mark.parametrize("spec", SPECS)
 def test_pod_template_hash_of_a_shared_spec_is_the_hash_of_the_whole_text(spec: Any) -> None:
     for labels in LABELS:
-        for annotations in ({}, {"z": "1", "a": "é"}):
+        for annots in ({}, {"z": "1", "a": "é"}):
             for data in SECRET_DATA:
                 slow = resourcebuilder.safe_encode_string(str(resourcebuilder._fnv32a(_dumps(
-                    [{k: v for k, v in labels.items() if k != c.LABEL_RUNNER_TEMPLATE_HASH}, annotations,
+                    [{k: v for k, v in labels.items() if k != c.LABEL_RUNNER_TEMPLATE_HASH}, annots,
                      spec, data]))))
                 for _ in range(2):  # (the second time from the memo)
-                    got = resourcebuilder.pod_template_hash(labels, annotations, spec, data, shared_spec=True)
+                    got = resourcebuilder.pod_template_hash(labels, annots, spec, data, shared_spec=True)
                     assert got == slow
-                    assert resourcebuilder.pod_template_hash(labels, annotations, spec, data) == slow
+                    assert resourcebuilder.pod_template_hash(labels, annots, spec, data) == slow
 
 
 def test_the_spec_text_memo_is_by_identity_and_bounded() -> None:
@@ -148,6 +152,109 @@ def test_the_spec_text_memo_is_by_identity_and_bounded() -> None:
     for i in range(resourcebuilder._SPEC_TEXTS_MAX * 2):
         resourcebuilder._spec_text({"i": i})
     assert len(resourcebuilder._SPEC_TEXTS) <= resourcebuilder._SPEC_TEXTS_MAX
+
+
+# ------------------------------------------------------------------ the runner pod, encoded by parts
+
+
+TEMPLATES: list[Any] = [
+    {"containers": [{"name": "runner", "image": "ghcr.io/actions/actions-runner:latest", "command": ["/run.sh"]}]},
+    {"containers": [{"name": "runner", "image": "i", "env": [], "resources": {"limits": {"cpu": "1000m",
+                                                                                         "memory": "1Gi"},
+                                                                              "requests": {"cpu": "0.5"}}}],
+     "restartPolicy": "OnFailure", "nodeSelector": {}, "volumes": []},
+    {"initContainers": [{"name": "init", "image": "busybox", "args": []}],
+     "containers": [{"name": "sidecar", "image": "s", "ports": [{"containerPort": 80}]},
+                    {"name": "runner", "image": "r", "env": [
+                        {"name": "ACTIONS_RUNNER_CONTAINER_HOOKS", "value": "/hooks/index.js"},
+                        {"name": "FROM", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}],
+                     "volumeMounts": [{"name": "work", "mountPath": "/home/runner/_work"}],
+                     "securityContext": {"runAsUser": 1001, "privileged": False}}],
+     "volumes": [{"name": "work", "emptyDir": {}}], "serviceAccountName": "sa",
+     "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}],
+     "terminationGracePeriodSeconds": 30},
+    {"containers": [{"name": "sidecar", "image": "s"}]},  # no runner container: no JIT config entry
+    {"containers": [{"name": "runner", "image": "a"}, {"name": "runner", "image": "b"}]},  # two: the slow path
+    {"containers": [{"name": "runner", "image": "i", "env": [{"name": "X", "value": "\x00arc-jit-secret\x00"}]}]},
+    {"containers": [{"name": "runner", "image": "i", "resources": {"limits": {"cpu": 2}}}]},  # a number
+    {"containers": [{"name": "runner", "image": 7}]},  # does not encode: the slow path raises it
+    {},
+]
+
+
+def _runner(template: Any, *, name: str = "linux-abc-runner-x1") -> Obj:
+    return {"apiVersion": c.API_VERSION, "kind": c.KIND_ER,
+            "metadata": {"name": name, "namespace": "ci", "uid": "u-1", "labels": {"app": "a"},
+                         "annotations": {c.ANNOTATION_PATCH_ID: "3"}},
+            "spec": {"githubConfigUrl": "https://github.com/o", "runnerScaleSetId": 1,
+                     "metadata": {"labels": {"t": "1"}}, "spec": template}}
+
+
+def _decoded(api: Any, obj: Obj) -> Obj | None:
+    """``obj`` as the ER controller reads it: the Go decoding of what the server stores (None: a
+    runner no Go client could decode, which the server never stores)."""
+    from fakeapi.codec.godecode import go_decode
+
+    kind = api.kinds.find(c.KIND_ER, c.API_VERSION)
+    try:
+        decoded: Obj = go_decode(obj, kind.go_type)
+    except ValueError:
+        return None
+    return decoded
+
+
+def _slow_pod(client: Client, er: Obj, secret: Obj) -> Any:
+    try:
+        return client.encode(resourcebuilder.build_runner_pod(er, secret))
+    except ValueError as e:
+        return type(e)
+
+
+@pytest.mark.parametrize("index", range(len(TEMPLATES)))
+def test_the_runner_pod_encoded_by_parts_is_the_pod_encoded(index: int) -> None:
+    from reconcilers.ephemeralrunner import _encoded_runner_pod
+
+    cluster = ArcCluster()
+    client = Client(cluster.api, "t", unsafe_disable_deep_copy=True)
+    template = TEMPLATES[index]
+    inputs = [template, *one_value_mutations(template, ("", [], {}, None, "x", 0))][:200]
+    answered = 0
+    for t in inputs:
+        er = _decoded(cluster.api, _runner(t))
+        if er is None:
+            continue
+        for secret_name in ("linux-abc-runner-x1", "other", "", "日本"):
+            secret = {"metadata": {"name": secret_name}, "data": {"jitToken": "dG9r"}}
+            before = json.dumps(er)
+            slow = _slow_pod(client, er, secret)
+            for _ in range(2):  # (the second time from the memo)
+                fast = _encoded_runner_pod(client, er, secret)
+                if fast is None:
+                    continue
+                answered += 1
+                assert json.dumps(fast) == json.dumps(slow)
+                fast["spec"]["containers"][0]["image"] = "mutated"  # (the caller's own copy)
+            assert json.dumps(er) == before
+    if index < 3:
+        assert answered > 0
+
+
+def test_the_runner_pod_is_built_as_before() -> None:
+    """:func:`build_runner_pod`, now made of its metadata and spec, builds what it built."""
+    er = _runner(TEMPLATES[2])
+    secret = {"metadata": {"name": "s"}, "data": {"runnerId": "MQ=="}}
+    pod = resourcebuilder.build_runner_pod(er, secret)
+    assert list(pod) == ["apiVersion", "kind", "metadata", "spec"]
+    assert list(pod["metadata"]) == ["name", "namespace", "labels", "annotations", "ownerReferences"]
+    runner = pod["spec"]["containers"][1]
+    assert [e["name"] for e in runner["env"]][-3:] == [resourcebuilder.ENV_JIT_CONFIG,
+                                                       resourcebuilder.ENV_EXTRA_USER_AGENT,
+                                                       resourcebuilder.ENV_DEPRECATED_EXIT_CODE]
+    assert runner["env"][-3]["valueFrom"] == {"secretKeyRef": {"name": "s", "key": "jitToken"}}
+    assert pod["spec"]["restartPolicy"] == "Never"
+    assert pod == resourcebuilder.build_runner_pod(er, secret, shared=True)
+    assert pod["spec"] == resourcebuilder.build_runner_pod(er, "s")["spec"]  # (a name: a secret without data)
+    assert er == _runner(TEMPLATES[2])  # not mutated
 
 
 # ------------------------------------------------------------------ the lifecycle, both ways
@@ -179,6 +286,9 @@ def _slow_paths(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(EphemeralRunnerSetReconciler, "_create_runners", create_runners)
     monkeypatch.setattr(resourcebuilder, "_parts_text", lambda *_a: None)
+    from reconcilers import ephemeralrunner
+
+    monkeypatch.setattr(ephemeralrunner, "_encoded_runner_pod", lambda *_a: None)
 
 
 @pytest.mark.parametrize("seed", [0, 5])
