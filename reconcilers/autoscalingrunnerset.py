@@ -24,7 +24,7 @@ from .common import (
     delete_ignore_not_found,
     get_or_none,
     has_finalizer,
-    mutate,
+    mutate_top,
     patch_finalizers,
     patch_status,
 )
@@ -98,7 +98,7 @@ class AutoscalingRunnerSetReconciler:
 
         # 3. No finalizer -> add it.
         if not has_finalizer(ars, c.FINALIZER_ARS):
-            patch_finalizers(client, ars, add=[c.FINALIZER_ARS])
+            patch_finalizers(client, ars, add=[c.FINALIZER_ARS], read_answer=False)
             return None
 
         # Pending on a generation change (upstream's Reconcile: generation > status.observedGeneration ->
@@ -153,8 +153,8 @@ class AutoscalingRunnerSetReconciler:
                     s["ephemeralRunnerMetadata"] = wanted_meta
                 s["actionableRevision"] = revision
 
-            client.patch_from(ers, mutate(ers, propagate))
-            self._set_phase(client, ars, c.ARS_PHASE_PENDING)
+            client.patch_from(ers, mutate_top(ers, propagate))
+            self._set_phase(client, ars, c.ARS_PHASE_PENDING, read_answer=False)
             return None
         labels, ers_annotations = ers_labels_annotations(ars)
         ers_meta = meta(ers)
@@ -173,7 +173,7 @@ class AutoscalingRunnerSetReconciler:
                 m["labels"] = {**(m.get("labels") or {}), **labels}
                 m["annotations"] = {**(m.get("annotations") or {}), **ers_annotations}
 
-            client.patch_from(ers, mutate(ers, relabel))
+            client.patch_from(ers, mutate_top(ers, relabel))
             return None
 
         # 8. The listener: create it when absent, replace it when its spec is out of date.
@@ -210,7 +210,7 @@ class AutoscalingRunnerSetReconciler:
                 or _annotations_of(listener) != _annotations_of(desired):
             # upstream compares the listener's spec, labels and annotations with the desired ones, and
             # reports Pending (observed generation unchanged) before tearing the listener down
-            self._set_phase(client, ars, c.ARS_PHASE_PENDING)
+            self._set_phase(client, ars, c.ARS_PHASE_PENDING, read_answer=False)
             delete_ignore_not_found(client, c.KIND_AL, listener_name(ars), self.controller_namespace)
             return None
 
@@ -225,19 +225,22 @@ class AutoscalingRunnerSetReconciler:
             "runningEphemeralRunners": int(est.get("runningEphemeralRunners") or 0),
             "failedEphemeralRunners": int(est.get("failedEphemeralRunners") or 0),
         }
-        self._patch_status(client, ars, wanted)
+        self._patch_status(client, ars, wanted, read_answer=False)
         return None
 
     # ------------------------------------------------------------------ helpers
 
-    def _patch_status(self, client: Any, ars: Obj, wanted: dict[str, Any]) -> Obj:
+    def _patch_status(self, client: Any, ars: Obj, wanted: dict[str, Any], *, read_answer: bool = True) -> Obj:
+        """Merge-patch the ARS status with ``wanted`` when it differs (``read_answer=False``: the
+        caller drops the answer, which is then not decoded)."""
         st = status(ars)
         if all(st.get(k) == v for k, v in wanted.items()):
             return ars
-        return patch_status(client, ars, wanted, status_type(c.KIND_ARS))
+        return patch_status(client, ars, wanted, status_type(c.KIND_ARS), read_answer=read_answer)
 
-    def _set_phase(self, client: Any, ars: Obj, phase: str) -> Obj:
-        return self._patch_status(client, ars, {"phase": phase})
+    def _set_phase(self, client: Any, ars: Obj, phase: str, *, read_answer: bool = True) -> Obj:
+        """Set the ARS phase (see :meth:`_patch_status`)."""
+        return self._patch_status(client, ars, {"phase": phase}, read_answer=read_answer)
 
     def _listeners_of(self, client: Any, ars: Obj) -> list[Obj]:
         """Every listener in the controller namespace whose back references name this ARS."""
@@ -262,14 +265,15 @@ class AutoscalingRunnerSetReconciler:
         # does not un-park leaves generation > observedGeneration and every later pass writes Pending, then
         # Outdated again, each write waking the ARS once more: it never settles. Parking here records the
         # generation as observed (the edit was seen and did not un-park); a later edit still flips Pending.
-        self._patch_status(client, ars, {"phase": c.ARS_PHASE_OUTDATED, "observedGeneration": _generation(ars)})
+        self._patch_status(client, ars, {"phase": c.ARS_PHASE_OUTDATED, "observedGeneration": _generation(ars)},
+                           read_answer=False)
         s = spec(ers)
         if int(s.get("replicas") or 0) != 0 or int(s.get("patchID") or 0) != 0:
 
             def pin(o: Obj) -> None:
                 o.setdefault("spec", {}).update({"replicas": 0, "patchID": 0})
 
-            client.patch_from(ers, mutate(ers, pin))
+            client.patch_from(ers, mutate_top(ers, pin))
 
     def _finalize(self, ctx: Ctx, ars: Obj) -> Any:
         client = ctx.client
@@ -289,7 +293,7 @@ class AutoscalingRunnerSetReconciler:
         if sid > 0:
             self.service.delete_runner_scale_set(sid, actor=self.name)
         try:
-            patch_finalizers(client, ars, remove=[c.FINALIZER_ARS])
+            patch_finalizers(client, ars, remove=[c.FINALIZER_ARS], read_answer=False)
         except ApiError as e:
             if not is_not_found(e):
                 raise
@@ -300,7 +304,7 @@ class AutoscalingRunnerSetReconciler:
             m = o["metadata"]
             m["annotations"] = {**(m.get("annotations") or {}), **values}
 
-        client.patch_from(ars, mutate(ars, apply))
+        client.patch_from(ars, mutate_top(ars, apply))
 
     def _runner_group_id(self, ars: Obj) -> int:
         group = str(spec(ars).get("runnerGroup") or "")
@@ -340,7 +344,7 @@ class AutoscalingRunnerSetReconciler:
             if not s.get("runnerScaleSetName"):
                 o.setdefault("spec", {})["runnerScaleSetName"] = name
 
-        client.patch_from(ars, mutate(ars, apply))
+        client.patch_from(ars, mutate_top(ars, apply))
 
     def _update_runner_group(self, client: Any, ars: Obj) -> None:
         group_id = self._runner_group_id(ars)

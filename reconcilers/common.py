@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from fakeapi.host.client import Client
 from fakeapi.machinery.errors import ApiError, is_not_found
-from fakeapi.machinery.jsonutil import fast_copy
+from fakeapi.machinery.jsonutil import json_copy
 from fakeapi.server.clock import parse_time
 
 from . import constants as c
@@ -260,8 +260,34 @@ def _same_value(a: Any, b: Any) -> bool:
 
 
 def mutate(obj: Obj, fn: Callable[[Obj], None]) -> Obj:
-    """A deep copy of ``obj`` changed by ``fn`` (the ``modified`` side of a MergeFrom patch)."""
-    out = fast_copy(obj)
+    """A deep copy of ``obj`` changed by ``fn`` (the ``modified`` side of a MergeFrom patch).
+
+    The copy is :func:`~fakeapi.machinery.jsonutil.json_copy` (one orjson round trip, falling back
+    to :func:`~fakeapi.machinery.jsonutil.fast_copy` for what orjson cannot carry): ``obj`` is an
+    object read through the Go codec, a JSON document (dicts, lists, strings, numbers, booleans,
+    None), of which it makes the same document as a deep copy does, as the codec's own copies are
+    made (issue 22: the copy of a whole set or ARS before every MergeFrom patch).
+    """
+    out = json_copy(obj)
+    out.setdefault("metadata", {})
+    fn(out)
+    return out
+
+
+def mutate_top(obj: Obj, fn: Callable[[Obj], None]) -> Obj:
+    """:func:`mutate` for an ``fn`` that only sets, replaces or removes keys of the object's
+    ``metadata`` and ``spec`` maps (and top-level keys), never changing a value it finds in place.
+
+    Only those two maps (and the object itself) are copied; every value under them is the
+    original's, shared, read-only. The MergeFrom patch made of the two is the same as with a deep
+    copy: encoding and diffing only read their inputs (issue 22: a whole set or ARS was copied
+    before each of their MergeFrom patches).
+    """
+    out = dict(obj)
+    for key in ("metadata", "spec"):
+        part = obj.get(key)
+        if type(part) is dict:
+            out[key] = dict(part)
     out.setdefault("metadata", {})
     fn(out)
     return out

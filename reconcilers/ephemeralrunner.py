@@ -14,6 +14,7 @@ import contextlib
 from datetime import datetime
 from typing import Any
 
+from fakeapi.host.client import Client
 from fakeapi.host.predicates import resource_version_changed
 from fakeapi.machinery.errors import ApiError
 from fakeapi.server.clock import format_time, parse_time
@@ -37,7 +38,9 @@ from .predicates import owned_pod, primary_runner
 from .resourcebuilder import (
     build_jit_secret,
     build_runner_pod,
+    encoded_runner_pod_spec,
     meta,
+    runner_pod_metadata,
     secret_runner_id,
     secret_runner_name,
     spec,
@@ -64,6 +67,36 @@ def has_container_hook_configured(er: Obj) -> bool:
             continue
         return any(env.get("name") == "ACTIONS_RUNNER_CONTAINER_HOOKS" for env in container.get("env") or ())
     return False
+
+
+def _encoded_runner_pod(client: Any, er: Obj, secret: Obj) -> Obj | None:
+    """``client.encode(build_runner_pod(er, secret))`` with the pod spec's encoding made once per
+    runner spec (:func:`~reconcilers.resourcebuilder.encoded_runner_pod_spec`): for the host's
+    client reading shared decoded forms; None where it does not answer (then the pod is built and
+    encoded as it is).
+
+    Go encodes each field of a struct on its own: the pod is its encoding with an empty spec, the
+    spec then put in its place.
+    """
+    if not SHARED_READS or type(client) is not Client or not client.go_codec:
+        return None
+    kind = client.api.kinds.find("Pod", "v1")
+    if kind is None or kind.go_type is None:
+        return None
+    spec_field = kind.go_type.fields.get("spec")
+    if spec_field is None:
+        return None
+    secret_name = str(meta(secret).get("name", ""))
+    encoded_spec = encoded_runner_pod_spec(spec(er).get("spec"), secret_name, spec_field.type)
+    if encoded_spec is None:
+        return None
+    try:
+        out = client.encode({"apiVersion": "v1", "kind": "Pod",
+                             "metadata": runner_pod_metadata(er, secret, shared=True), "spec": {}}, kind)
+    except ValueError:  # (GoDecodeError): the pod is built and encoded as it is, and raises it
+        return None
+    out["spec"] = encoded_spec
+    return out
 
 
 class RetryableJitError(Exception):
@@ -219,8 +252,12 @@ class EphemeralRunnerReconciler:
 
         client = ctx.client
         m = meta(er)
+        encoded = _encoded_runner_pod(client, er, secret)
         try:
-            client.create(build_runner_pod(er, secret))
+            if encoded is not None:
+                client.create(encoded, encoded=True)
+            else:
+                client.create(build_runner_pod(er, secret, shared=SHARED_READS))
         except ApiError as e:
             if e.reason == "AlreadyExists":
                 return Result(requeue_after=c.POD_EXISTS_REQUEUE)

@@ -184,15 +184,17 @@ class EphemeralRunnerSetReconciler:
         """Create ``count`` runners stamped with the set's current revision and patch id.
 
         Every runner of the batch has the same body (``generateName``): it is built and encoded
-        once, and each create sends a copy of the encoded body.
+        once; each create but the last sends a copy of the encoded body, made from its serialised
+        form (one orjson round trip: the same document as a deep copy, made in C), and the last
+        sends the encoded body itself (the encoding is this call's own, as :meth:`Client.create`'s).
         """
         if count <= 0:
             return
         errs: list[ApiError] = []
         encoded = client.encode(build_ephemeral_runner(ers))
-        for _ in range(count):
+        for i in range(count):
             try:
-                client.create(fast_copy(encoded), encoded=True)
+                client.create(encoded if i == count - 1 else fast_copy(encoded), encoded=True)
             except ApiError as e:
                 errs.append(e)
         if errs:
@@ -277,12 +279,13 @@ class EphemeralRunnerSetReconciler:
             raise errs[0]
         return result
 
-    def update_status(self, ctx: Ctx, ers: Obj, cls: Classification) -> Obj:
+    def update_status(self, ctx: Ctx, ers: Obj, cls: Classification) -> None:
         """Merge-patch the counts and phase (no optimistic lock), only if something changed.
 
         Phase: Outdated if any current-revision runner is Outdated, else Running
         if unset, else unchanged. Never moves Outdated back to Running; never
-        writes the applied revision. Returns the set as it now is.
+        writes the applied revision. The answer is not read (every pass ends with this write:
+        nothing looks at the set after it), so it is not decoded.
         """
         st = status(ers)
         phase = st.get("phase") or ""
@@ -298,8 +301,8 @@ class EphemeralRunnerSetReconciler:
             "phase": phase,
         }
         if all(st.get(k, 0 if k != "phase" else "") == v for k, v in desired.items()):
-            return ers
-        return patch_status(ctx.client, ers, desired, status_type(c.KIND_ERS))
+            return
+        patch_status(ctx.client, ers, desired, status_type(c.KIND_ERS), read_answer=False)
 
     def patch_finished_cleanup_patch_id(self, ctx: Ctx, namespace: str, name: str, patch_id: int) -> None:
         """Record ``status.finishedRunnerCleanupPatchID`` = ``patch_id`` (upstream

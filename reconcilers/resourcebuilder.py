@@ -426,17 +426,68 @@ def secret_runner_name(secret: Mapping[str, Any]) -> str:
 
 
 def pod_template_hash(labels: Mapping[str, str], annotations: Mapping[str, str], runner_spec: Any,
-                      secret_data: Any) -> str:
+                      secret_data: Any, *, shared_spec: bool = False) -> str:
     """The ``pod-template-hash`` label value: an FNV-1a hash of the pod's labels (without
     ``runner-template-hash``), annotations, the runner spec and the secret data, safe-encoded.
 
     ARC (``hash.FNVHashStringObjects``) feeds the Go values through a spew
     printer; this hashes their canonical JSON instead, so the value has the same
     form and changes with the same inputs, but is not bit-identical to ARC's.
+
+    ``shared_spec``: ``runner_spec`` is a shared decoded form, never mutated (read with
+    ``unsafe_disable_deep_copy``), so its text is remembered by identity (see :func:`_spec_text`).
     """
     filtered = {k: v for k, v in labels.items() if k != c.LABEL_RUNNER_TEMPLATE_HASH}
-    value = [filtered, dict(annotations), runner_spec, secret_data]
-    return safe_encode_string(str(_fnv32a(hash_text(value))))
+    annotations = dict(annotations)
+    text = _parts_text(filtered, annotations, runner_spec, secret_data) if shared_spec else None
+    if text is None:
+        text = hash_text([filtered, annotations, runner_spec, secret_data])
+    return safe_encode_string(str(_fnv32a(text)))
+
+
+def _parts_text(filtered: dict[str, Any], annotations: dict[str, Any], runner_spec: Any,
+                secret_data: Any) -> bytes | None:
+    """:func:`hash_text` of ``[filtered, annotations, runner_spec, secret_data]`` made of each part's
+    text (orjson writes a list as ``[`` its items' texts joined by ``,`` ``]``, no spaces), the
+    runner spec's remembered by :func:`_spec_text`; None where :func:`hash_text` would not take
+    orjson's way for a part (it then decides for the whole list).
+
+    The runners of a set share their decoded spec (the decode cache decodes a spec it saw before
+    by content once): its text is made once per set and revision, not once per pod (issue 22).
+    """
+    spec_text = _spec_text(runner_spec)
+    if spec_text is None or not (_plain_json(filtered) and _plain_json(annotations) and _plain_json(secret_data)):
+        return None
+    try:
+        return b"".join((b"[", orjson.dumps(filtered, option=orjson.OPT_SORT_KEYS), b",",
+                         orjson.dumps(annotations, option=orjson.OPT_SORT_KEYS), b",", spec_text, b",",
+                         orjson.dumps(secret_data, option=orjson.OPT_SORT_KEYS), b"]"))
+    except TypeError:
+        return None
+
+
+#: :func:`_spec_text`'s memo: id of a shared runner spec -> (the spec, its sorted orjson text or None).
+_SPEC_TEXTS: dict[int, tuple[Any, bytes | None]] = {}
+_SPEC_TEXTS_MAX = 64
+
+
+def _spec_text(runner_spec: Any) -> bytes | None:
+    """The sorted-keys orjson text of a runner spec that is never mutated, or None where
+    :func:`hash_text` would not write it with orjson (not plain JSON, or orjson refuses it);
+    remembered by identity (the entry holds the spec, so its id is not reused while it is kept)."""
+    hit = _SPEC_TEXTS.get(id(runner_spec))
+    if hit is not None and hit[0] is runner_spec:
+        return hit[1]
+    text: bytes | None = None
+    if _plain_json(runner_spec):
+        try:
+            text = orjson.dumps(runner_spec, option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            text = None
+    if len(_SPEC_TEXTS) >= _SPEC_TEXTS_MAX:
+        _SPEC_TEXTS.clear()
+    _SPEC_TEXTS[id(runner_spec)] = (runner_spec, text)
+    return text
 
 
 def hash_text(value: Any) -> bytes:
@@ -480,26 +531,55 @@ def _plain_json(value: Any) -> bool:
 _HASH_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def build_runner_pod(er: Mapping[str, Any], secret: Mapping[str, Any] | str) -> Obj:
+def build_runner_pod(er: Mapping[str, Any], secret: Mapping[str, Any] | str, *, shared: bool = False) -> Obj:
     """The runner Pod of an EphemeralRunner (ARC ``newEphemeralRunnerPod``): same name, owned by it.
 
     Labels and annotations: the runner's, then the template's, then
     ``actions-ephemeral-runner: "True"`` and ``pod-template-hash``. The pod spec
     is the template's (an unset restartPolicy becomes ``Never``, see below); the ``runner`` container gets the JIT config from
     the secret, the user agent and ``ACTIONS_RUNNER_RETURN_VERSION_DEPRECATED_EXIT_CODE=1``.
+
+    ``shared``: ``er`` is a shared decoded form, never mutated (see :func:`pod_template_hash`).
     """
+    secret_obj = _secret_object(secret)
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": runner_pod_metadata(er, secret_obj, shared=shared),
+        "spec": runner_pod_spec(spec(er).get("spec"), str(meta(secret_obj).get("name", ""))),
+    }
+
+
+def _secret_object(secret: Mapping[str, Any] | str) -> Mapping[str, Any]:
+    """The JIT secret :func:`build_runner_pod` was given (a name stands for a secret without data)."""
+    return secret if isinstance(secret, Mapping) else {"metadata": {"name": secret}}
+
+
+def runner_pod_metadata(er: Mapping[str, Any], secret: Mapping[str, Any], *, shared: bool = False) -> Obj:
+    """The metadata of :func:`build_runner_pod`'s pod (``secret``: the JIT secret object)."""
     m = meta(er)
     s = spec(er)
-    secret_obj: Mapping[str, Any] = secret if isinstance(secret, Mapping) else {"metadata": {"name": secret}}
-    secret_name = str(meta(secret_obj).get("name", ""))
     tmeta = s.get("metadata") or {}
     annotations: dict[str, str] = dict(m.get("annotations") or {})
     annotations.update(tmeta.get("annotations") or {})
     labels: dict[str, str] = dict(m.get("labels") or {})
     labels.update(tmeta.get("labels") or {})
     labels[c.LABEL_EPHEMERAL_RUNNER] = "True"
-    labels[c.LABEL_POD_TEMPLATE_HASH] = pod_template_hash(labels, annotations, s, secret_obj.get("data") or {})
-    pod_spec: Obj = fast_copy(s.get("spec") or {})
+    labels[c.LABEL_POD_TEMPLATE_HASH] = pod_template_hash(labels, annotations, s, secret.get("data") or {},
+                                                          shared_spec=shared)
+    return {
+        "name": m.get("name", ""),
+        "namespace": m.get("namespace", ""),
+        "labels": labels,
+        "annotations": annotations,
+        "ownerReferences": [owner_reference(er)],
+    }
+
+
+def runner_pod_spec(template_spec: Mapping[str, Any] | None, secret_name: str) -> Obj:
+    """The spec of :func:`build_runner_pod`'s pod: a copy of the runner spec's pod spec, the ``runner``
+    container's env extended with the JIT config (from secret ``secret_name``) and the ARC settings."""
+    pod_spec: Obj = fast_copy(template_spec or {})
     containers = []
     for container in pod_spec.get("containers") or []:
         if container.get("name") == c.RUNNER_CONTAINER:
@@ -521,18 +601,63 @@ def build_runner_pod(er: Mapping[str, Any], secret: Mapping[str, Any] | str) -> 
     # contract example (an ARS written without the chart) relies on runner exits ending the pod. A
     # template that sets restartPolicy keeps it.
     pod_spec.setdefault("restartPolicy", "Never")
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": m.get("name", ""),
-            "namespace": m.get("namespace", ""),
-            "labels": labels,
-            "annotations": annotations,
-            "ownerReferences": [owner_reference(er)],
-        },
-        "spec": pod_spec,
-    }
+    return pod_spec
+
+
+#: The secret name :func:`encoded_runner_pod_spec` encodes a template's spec with (no Kubernetes name
+#: has a NUL), then replaces by each pod's.
+_SECRET_NAME_MARK = "\x00arc-jit-secret\x00"
+#: id of a runner spec's pod spec -> (that pod spec, the Go type, its encoded runner pod spec with the
+#: mark as secret name, (container, env entry) where the mark is), or the last two None: not taken.
+_ENCODED_SPECS: dict[int, tuple[Any, Any, Obj | None, tuple[int, int] | None]] = {}
+_ENCODED_SPECS_MAX = 64
+
+
+def encoded_runner_pod_spec(template_spec: Mapping[str, Any] | None, secret_name: str, spec_type: Any) -> Obj | None:
+    """``go_roundtrip(runner_pod_spec(template_spec, secret_name), spec_type)`` for a ``template_spec``
+    that is never mutated (a shared decoded form): the caller's own copy. None where this does not
+    answer (the caller encodes :func:`runner_pod_spec` itself): an empty secret name (omitempty
+    drops it), a template whose encoding carries the mark anywhere but in the one JIT config entry,
+    or one that does not encode.
+
+    The runners of a set share their decoded spec, so its pod spec is encoded once per set and
+    revision, with a mark for the secret name; each pod gets a copy with its secret's name put
+    where the mark is (a non-empty string encodes as itself). Issue 22: the Go encoding of every
+    runner pod's spec, all the same but for that name.
+    """
+    if type(secret_name) is not str or not secret_name:
+        return None
+    hit = _ENCODED_SPECS.get(id(template_spec))
+    if hit is None or hit[0] is not template_spec or hit[1] is not spec_type:
+        hit = _encode_marked(template_spec, spec_type)
+        if len(_ENCODED_SPECS) >= _ENCODED_SPECS_MAX:
+            _ENCODED_SPECS.clear()
+        _ENCODED_SPECS[id(template_spec)] = hit
+    encoded, where = hit[2], hit[3]
+    if encoded is None or where is None:
+        return None
+    out: Obj = fast_copy(encoded)
+    out["containers"][where[0]]["env"][where[1]]["valueFrom"]["secretKeyRef"]["name"] = secret_name
+    return out
+
+
+def _encode_marked(template_spec: Any, spec_type: Any) -> tuple[Any, Any, Obj | None, tuple[int, int] | None]:
+    """The memo entry of :func:`encoded_runner_pod_spec` for a template's pod spec."""
+    from fakeapi.codec.gomodel import go_roundtrip
+
+    try:
+        encoded = go_roundtrip(runner_pod_spec(template_spec, _SECRET_NAME_MARK), spec_type)
+        text = orjson.dumps(encoded)
+    except (ValueError, TypeError):  # (GoDecodeError is a ValueError): the caller's encoding raises it
+        return template_spec, spec_type, None, None
+    if type(encoded) is not dict or text.count(orjson.dumps(_SECRET_NAME_MARK)[1:-1]) != 1:
+        return template_spec, spec_type, None, None
+    for ci, container in enumerate(encoded.get("containers") or ()):
+        for ei, entry in enumerate(container.get("env") or ()):
+            ref = ((entry.get("valueFrom") or {}).get("secretKeyRef") or {})
+            if entry.get("name") == ENV_JIT_CONFIG and ref.get("name") == _SECRET_NAME_MARK:
+                return template_spec, spec_type, encoded, (ci, ei)
+    return template_spec, spec_type, None, None
 
 
 def runner_image(obj: Mapping[str, Any]) -> str:
