@@ -54,7 +54,9 @@ class StateReader:
         return self.api.store.table(k.group, k.plural)
 
     def _view(self, k: Any, obj: Obj, copy: bool) -> Obj:
-        out = fast_copy(obj) if copy else dict(obj)
+        # (a CRD is always copied: its spec may be a sealed template's, which nothing may be handed;
+        # see fakeapi.server.apiserver.APIServer.install_crd)
+        out = fast_copy(obj) if copy or k.plural == "customresourcedefinitions" else dict(obj)
         out["apiVersion"] = k.api_version
         out["kind"] = k.kind
         return out

@@ -180,6 +180,9 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         #: Whether :attr:`decoded` checks what it hands out (the snapshot guard is on now; made on first use).
         self._decode_check = self.snapshot_guard is not None
         self._decoded: DecodeCache | None = None  # (see decoded)
+        #: Whether a CRD installed from a template may share a sealed spec (see install_crd).
+        self._sealed_crds = False
+        self._crd_watched = False  # (a watch of CRDs was opened: see install_crd)
         for k in _fresh_builtin_kinds():
             self.kinds.register(k)
         #: Mutating admission plugins a served cluster adds (``fakeapi.registry.core.admission``): each is
@@ -277,6 +280,18 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         it stored as the snapshot's template; later installs store a copy around the template's
         spec, with this server's uid, times and resourceVersion (:mod:`fakeapi.registry.apiextensions.crdsnapshot`).
         The request, the stored object and what follows are those of :meth:`register_crd`.
+
+        The template's spec is sealed (:func:`fakeapi.codec.snapshots.seal`: the snapshot guard's checks
+        do not serialise it again) until some server hands out a CRD object that shares it; then it is
+        unsealed for good. What reaches a stored CRD object: a request on the CRD kind other than a create
+        (an answer, a watch, a write's old object; a create stores or refuses a new object), :meth:`objects`
+        and ``stored`` of the CRD kind — each unseals this server's stored CRDs first (``_expose_crds``),
+        and once a watch of CRDs was opened every install unseals what it stored;
+        the store, its event logs and the guard, which never change what they hold; the garbage collector
+        and in-process listeners told of its create, which read only its kind and metadata (the server's own,
+        never the template's); the harness's state reader, which copies a CRD. The kinds it serves are built
+        from the spec, but hold no part of it: their schemas are compiled from a copy of it
+        (:func:`fakeapi.registry.apiextensions.crd.compiled_schema`).
         """
         kind = self.kinds.require("CustomResourceDefinition", "apiextensions.k8s.io/v1")
         with self._lock:
@@ -286,7 +301,12 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
             if tmpl is None or self._table(kind).get("", snapshot.name) is not None:
                 return self.register_crd(fast_copy(snapshot.manifest), actor=actor)  # (an update, or an error)
             template = tmpl
-            self._run("create", kind, "", snapshot.name, "", actor, lambda: self._create_from_template(kind, template))
+            self._sealed_crds = True  # (before the create: a fault may end it once the object is stored)
+            try:
+                self._run("create", kind, "", snapshot.name, "", actor, lambda: self._create_from_template(kind, template))
+            finally:
+                if self._crd_watched:  # (a watch opened before gets this object from the event log)
+                    self._expose_crds(kind)
             spec = template.obj["spec"]
             return self.kinds.require(spec["names"]["kind"], f"{spec['group']}/{crds.storage_version(spec)}")
 
@@ -303,6 +323,7 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
         if entry is None:
             return None
         snapshots.SnapshotGuard().stored(kind.plural, entry.key, entry.obj, kind.go_type)  # (installs skip the check)
+        snapshots.seal(entry.obj["spec"])  # (only this discarded server stored it yet, and handed it to no one)
         managed = fieldmanager.decode(entry.obj["metadata"].get("managedFields")) or {}
         only = next(iter(managed.values())) if len(managed) == 1 else None
         if only is not None and only.key != ("user", fieldmanager.UPDATE, kind.api_version, ""):
@@ -357,6 +378,8 @@ class APIServer(PatchVerb, DeleteVerb, ReadVerbs, Subresources):
 
     def objects(self, kind: Kind, namespace: str | None = None) -> Objects:
         """Stored snapshots of a kind (shared: do not mutate), for in-process actors like the GC."""
+        if self._sealed_crds and kind.plural == "customresourcedefinitions":
+            self._expose_crds(kind)
         return [e.obj for e in self._table(kind).candidates(namespace)]
 
     def entry_by_uid(self, uid: str) -> Entry | None:

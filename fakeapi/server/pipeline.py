@@ -122,6 +122,10 @@ class Pipeline:
     _pending_managed: tuple[Any, fieldmanager.Managed] | None
     _changes_memo: Memo
     snapshot_guard: SnapshotGuard | None
+    #: This server stores CRDs installed from a template whose spec may be sealed (``APIServer.install_crd``).
+    _sealed_crds: bool
+    #: A watch of CRDs was opened here: it may be handed any CRD stored from then on.
+    _crd_watched: bool
     decoded: DecodeCache
     gc: hooks.Collector | None
     #: The save point of the request in progress (fakeapi.server.txn), None between requests.
@@ -142,6 +146,8 @@ class Pipeline:
         patch_type: str = "",
         shared: bool = False,
     ) -> dict[str, Any]:
+        if kind.plural == "customresourcedefinitions" and verb != "create":
+            self._crd_request(kind, verb)  # (before any request but a create can reach a stored CRD)
         self._local.warnings = []
         with self._lock:
             rule = self.faults.for_call(verb, kind.kind, namespace, name, subresource, actor) if self.faults.rules else None
@@ -196,6 +202,23 @@ class Pipeline:
                 # (_view, inline: most answers; issue 22)
                 return obj if obj.get("apiVersion") == kind.api_version else {**obj, "apiVersion": kind.api_version}
             return obj
+
+    def _crd_request(self, kind: Kind, verb: str) -> None:
+        """A request on the CRD kind other than a create is about to run: it may hand out any stored CRD,
+        and a watch any CRD stored from now on (``APIServer.install_crd``)."""
+        if verb == "watch":
+            self._crd_watched = True
+        if self._sealed_crds:
+            self._expose_crds(kind)
+
+    def _expose_crds(self, kind: Kind) -> None:
+        """Unseal the members of every stored CRD (:func:`fakeapi.codec.snapshots.unseal`): one may be handed out."""
+        from fakeapi.codec.snapshots import unseal
+
+        with self._lock:
+            for e in self._table(kind).candidates(None):
+                unseal(e.obj)
+            self._sealed_crds = False
 
     def _registry_changing(self) -> None:
         """The kinds or the tables are about to change (a CRD's write): the request in progress keeps
@@ -298,6 +321,8 @@ class Pipeline:
 
     def stored(self, group: str, plural: str) -> Iterable[dict[str, Any]]:
         """The stored snapshots of a resource (shared: do not mutate)."""
+        if self._sealed_crds and plural == "customresourcedefinitions":
+            self._expose_crds(self.kinds.require("CustomResourceDefinition", "apiextensions.k8s.io/v1"))
         return (e.obj for e in self.store.table(group, plural).candidates(None))
 
     def service_allocations(self, except_uid: str | None) -> tuple[AllocationIndex, str | None]:

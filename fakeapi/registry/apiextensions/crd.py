@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from fakeapi.machinery.errors import FIELD_VALUE_INVALID, FIELD_VALUE_REQUIRED, Cause
+from fakeapi.machinery.jsonutil import fast_copy
 from fakeapi.registry.kinds import Kind
 
 #: (CompiledSchema, fully typed) by a schema's serialized form: a process compiles each distinct
@@ -58,18 +59,20 @@ def _schema_key(schema: dict[str, Any]) -> bytes | str:
 
 
 def _schema_facts(schema: dict[str, Any]) -> tuple[Any, TypedFlag]:
-    """(the CompiledSchema, :func:`fully_typed` as a lazy flag) of a structural schema, made once per distinct schema."""
+    """(the CompiledSchema, :func:`fully_typed` as a lazy flag) of a structural schema, made once per distinct schema,
+    from a copy of its own (the schema passed in, a stored CRD's, is only serialised)."""
     key = _schema_key(schema)
     hit = _CACHE.get(key)
     if hit is None:
         from fakeapi.schema.compiled import CompiledSchema
 
-        hit = _CACHE[key] = (CompiledSchema(schema, structural=True), TypedFlag(schema))
+        own = fast_copy(schema)  # (compiled from a copy: no kind holds a part of a stored CRD; see APIServer.install_crd)
+        hit = _CACHE[key] = (CompiledSchema(own, structural=True), TypedFlag(own))
     return hit
 
 
 def compiled_schema(schema: dict[str, Any]) -> Any:
-    """The CompiledSchema of a structural schema, shared by every kind with the same schema."""
+    """The CompiledSchema of a structural schema, shared by every kind with the same schema (made from a copy of it)."""
     return _schema_facts(schema)[0]
 
 
@@ -89,6 +92,7 @@ class SchemaFacts:
     __slots__ = ("_facts", "_typed", "schema")
 
     def __init__(self, schema: dict[str, Any]) -> None:
+        #: The stored CRD's schema: only looked up by identity and serialised (:meth:`facts`), never handed out.
         self.schema = schema
         self._facts: tuple[Any, TypedFlag] | None = None
         self._typed: bool | None = None  # (the truth value, once asked: every update asks)
@@ -261,7 +265,7 @@ def kinds_from_crd(crd: dict[str, Any]) -> list[Kind]:
                 status_subresource="status" in subresources,
                 selectable_fields=selectable,
                 crd_name=crd["metadata"]["name"],
-                extra={"typed": facts, "scale": subresources.get("scale")},
+                extra={"typed": facts, "scale": fast_copy(subresources.get("scale"))},  # (no part of the CRD)
                 loader=facts.load,  # schema and compiled (and the cache lookup) on first use
             )
         )
