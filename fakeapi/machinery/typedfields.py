@@ -371,9 +371,12 @@ def changes(old: Any, new: Any, t: TypeNode, memo: Memo | None = None) -> tuple[
                 if name is None:  # (_mask_name, inline: its answer remembered by the name)
                     meta = new.get("metadata")
                     text = meta.get("name") if type(meta) is dict else None
-                    name = _MASKS.get(text) if type(text) is str else b""
-                    if name is None:
-                        name = _mask_text(text)
+                    if type(text) is str:
+                        name = _MASKS.get(text)
+                        if name is None:
+                            name = _mask_text(text)
+                    else:
+                        name = b""
                 if name and name in after:  # (the object's own name, in a secret's reference: see _mask_name)
                     after = after.replace(name, _MASK)
                     before = before.replace(name, _MASK)
