@@ -58,9 +58,7 @@ class CreateVerb(Pipeline):
     def _create(self, kind: Kind, body: dict[str, Any], namespace: str | None, field_validation: str,
                 dry_run: bool, keep_creation_timestamp: bool, *, respond: bool = True,
                 go_encoded: bool = False, manager: str = "user",
-                applied: fieldmanager.Managed | None = None, schema_valid: bool = False) -> Outcome:
-        # (schema_valid: the body is one the server made itself and known to pass the kind's schema,
-        # a default Namespace: see APIServer._create_default_namespaces)
+                applied: fieldmanager.Managed | None = None) -> Outcome:
         # decode: the Go decoder's check, the schema's pruning, the strategy's defaults
         if not go_encoded:
             check_go_decodes(kind, body)
@@ -70,7 +68,7 @@ class CreateVerb(Pipeline):
         # prepare: the strategy's PrepareForCreate, generation, name and uid, the strategy's BeginCreate
         status_reset, generate = self._prepare_create(kind, obj)
         # admit
-        self._admit(kind, obj, None, schema_valid=schema_valid)
+        self._admit(kind, obj, None)
         if isinstance(rv_text, str) and rv_text.isdigit() and int(rv_text) > 0 and int(rv_text) < 2**64:
             raise errors.internal("resourceVersion should not be set on objects to be created")
         table = self._table(kind)

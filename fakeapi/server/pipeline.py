@@ -480,8 +480,7 @@ class Pipeline:
     # ------------------------------------------------------------------ admit
 
     def _admit(self, kind: Kind, obj: dict[str, Any], old: dict[str, Any] | None, subresource: str = "",
-               patch: bool = False, *, same_meta: bool = False, same_body: bool | None = None,
-               schema_valid: bool = False) -> None:
+               patch: bool = False, *, same_meta: bool = False, same_body: bool | None = None) -> None:
         """Validate a write: ObjectMeta (create and update rules), the schema, the kind's own rules.
 
         On update, what the write shares with the stored object (the same metadata, the very
@@ -489,8 +488,6 @@ class Pipeline:
         was stored and is not checked again; as the real server's validation ratcheting lets
         unchanged values through, nothing a client can observe changes. ``same_body``: what
         :func:`_same_body` says of ``obj`` and ``old``, when the caller knows it (None: worked out here).
-        ``schema_valid``: ``obj`` is a body the server made itself and known to pass the kind's schema
-        (tests/test_default_namespaces.py checks it does): the schema's check is skipped.
         """
         meta = obj["metadata"]
         same_meta = old is not None and (same_meta or _store_same_meta(meta, old["metadata"]))
@@ -508,7 +505,7 @@ class Pipeline:
             if old is not None:
                 causes += validate_object_meta_update(obj["metadata"], old["metadata"], subresource=subresource)
         body_shared = old is not None and (_same_body(obj, old) if same_body is None else same_body)
-        if kind.compiled is not None and not body_shared and not schema_valid:
+        if kind.compiled is not None and not body_shared:
             if subresource == "status":
                 causes += kind.compiled.validate_status(obj, old=old)
             else:
