@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakeapi.codec.semantic import semantic_equal
+from fakeapi.host.builder import Request
 from fakeapi.host.predicates import resource_version_changed
 from fakeapi.machinery.errors import ApiError, is_not_found
 
@@ -28,7 +30,7 @@ from .common import (
     patch_finalizers,
     patch_status,
 )
-from .gotypes import status_type
+from .gotypes import listener_spec_type, status_type
 from .predicates import owned_runner_set
 from .resourcebuilder import (
     apply_github_url_labels,
@@ -50,8 +52,6 @@ Obj = dict[str, Any]
 
 def listener_to_ars(listener: Obj) -> list[Any]:
     """Map an AutoscalingListener event to its ARS (by the spec back references)."""
-    from fakeapi.host.builder import Request
-
     s = listener.get("spec") or {}
     ns, name = s.get("autoscalingRunnerSetNamespace"), s.get("autoscalingRunnerSetName")
     if not ns or not name:
@@ -377,8 +377,4 @@ def listener_spec_drift(listener: Obj, desired: Obj) -> bool:
     a, b = listener.get("spec") or {}, desired.get("spec") or {}
     if same_document(a, b):
         return False
-    from fakeapi.codec.semantic import semantic_equal
-
-    from .gotypes import listener_spec_type
-
     return not semantic_equal(a, b, listener_spec_type())

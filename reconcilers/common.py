@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from fakeapi.host.client import Client
 from fakeapi.machinery.errors import ApiError, is_not_found
 from fakeapi.machinery.jsonutil import json_copy
+from fakeapi.machinery.patches import create_merge_patch
 from fakeapi.server.clock import parse_time
 
 from . import constants as c
@@ -148,8 +149,6 @@ def patch_status(client: ClientLike, obj: Obj, values: dict[str, Any], status_ty
     returns ``obj`` when nothing changes. ``read_answer=False``: the caller drops the
     answer (see :meth:`fakeapi.host.client.Client.patch`).
     """
-    from fakeapi.machinery.patches import create_merge_patch
-
     before = obj.get("status") or EMPTY
     if all(_same_value(before.get(k, _ABSENT), v) for k, v in values.items()):
         return obj  # every value is already there as it is: the diff is empty, nothing is sent

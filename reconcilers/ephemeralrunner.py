@@ -14,6 +14,7 @@ import contextlib
 from datetime import datetime
 from typing import Any
 
+from fakeapi.host.builder import Result
 from fakeapi.host.client import Client
 from fakeapi.host.predicates import resource_version_changed
 from fakeapi.machinery.errors import ApiError
@@ -139,8 +140,6 @@ class EphemeralRunnerReconciler:
 
     def reconcile(self, ctx: Ctx, req: Any) -> Any:
         """One pass over one EphemeralRunner, as upstream's ``Reconcile``."""
-        from fakeapi.host.builder import Result
-
         client = ctx.client
         # 1. Not found -> done; being deleted -> unregister, clean up, release.
         er = get_or_none(client, c.KIND_ER, req.name, req.namespace)
@@ -247,9 +246,6 @@ class EphemeralRunnerReconciler:
         runner is 10 minutes old, then delete the runner (its set makes a new
         one); any other Forbidden -> as Invalid.
         """
-        from fakeapi.host.builder import Result
-        from fakeapi.machinery.errors import ApiError
-
         client = ctx.client
         m = meta(er)
         encoded = _encoded_runner_pod(client, er, secret)
@@ -380,8 +376,6 @@ class EphemeralRunnerReconciler:
         Off the service as upstream ``cleanupRunnerFromService``: ``JobStillRunning`` requeues after
         30s; any other error of RemoveRunner, NotFound included, is raised and the registration
         finalizer kept (the host retries with back-off)."""
-        from fakeapi.host.builder import Result
-
         client = ctx.client
         name, ns = meta(er)["name"], meta(er).get("namespace", "")
         if not has_finalizer(er, c.FINALIZER_ER):

@@ -12,7 +12,10 @@ from typing import Any
 
 import orjson
 
+from fakeapi.codec.semantic import semantic_equal
+
 from . import constants as c
+from .gotypes import ephemeral_runner_spec_type, resource_meta_type
 
 Obj = dict[str, Any]
 
@@ -234,10 +237,6 @@ def runner_spec_drift(ers_spec: Mapping[str, Any] | None, built_spec: Mapping[st
     a, b = dict(ers_spec or {}), dict(built_spec or {})
     if same_document(a, b):
         return False
-    from fakeapi.codec.semantic import semantic_equal
-
-    from .gotypes import ephemeral_runner_spec_type
-
     return not semantic_equal(a, b, ephemeral_runner_spec_type())
 
 
@@ -250,8 +249,4 @@ def metadata_drift(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> 
         return True
     if a is None or b is None:
         return False
-    from fakeapi.codec.semantic import semantic_equal
-
-    from .gotypes import resource_meta_type
-
     return not semantic_equal(dict(a), dict(b), resource_meta_type())
