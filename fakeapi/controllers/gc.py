@@ -16,6 +16,7 @@ every server needs it); :mod:`fakeapi.controllers.gccollect` does it when the co
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from fakeapi.controllers.gcwork import FOREGROUND, GC_ACTOR, ORPHAN, PVC_PROTECTION, Work
@@ -23,6 +24,7 @@ from fakeapi.registry.kinds import Kind
 from fakeapi.server.watch import DELETED
 
 if TYPE_CHECKING:
+    from fakeapi.controllers.gccollect import Collection
     from fakeapi.server.apiserver import APIServer
 
 
@@ -162,11 +164,16 @@ class GarbageCollector:
         with self.api.lock:
             if not self.pending():
                 return False
-            from fakeapi.controllers.gccollect import (
-                Collection,  # the collection itself: imported once there is work
-            )
+            return _collection_class()(self.api, self.work).run()
 
-            return Collection(self.api, self.work).run()
+
+@cache
+def _collection_class() -> type[Collection]:
+    """The collection itself (:class:`fakeapi.controllers.gccollect.Collection`), imported once there
+    is work: a cached reference, as an ``import`` statement costs microseconds on every run."""
+    from fakeapi.controllers.gccollect import Collection
+
+    return Collection
 
 
 def _group(api_version: Any) -> str:

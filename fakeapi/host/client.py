@@ -25,6 +25,7 @@ from fakeapi.machinery.errors import ApiError, is_not_found
 from fakeapi.machinery.jsonutil import fast_copy
 from fakeapi.registry.kinds import Kind
 from fakeapi.server.apiserver import APIServer
+from fakeapi.server.pipeline import patches_module
 
 
 class Reader(Protocol):
@@ -197,11 +198,9 @@ class Client:
         ``optimistic_lock`` the patch carries the original's resourceVersion, so the
         server answers 409 if the object changed since it was read.
         """
-        from fakeapi.machinery.patches import create_merge_patch
-
         k = self._kind(str(original.get("kind", "")), original.get("apiVersion"))
         a, b = self.encode(original, k), self.encode(modified, k)
-        body = create_merge_patch(a, b)
+        body = patches_module().create_merge_patch(a, b)
         if optimistic_lock:
             rv = (original.get("metadata") or {}).get("resourceVersion")
             if not rv:

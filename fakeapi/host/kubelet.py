@@ -50,6 +50,7 @@ from typing import Any
 from fakeapi.machinery import errors
 from fakeapi.machinery.jsonutil import fast_copy
 from fakeapi.server.clock import Clock
+from fakeapi.server.pipeline import patches_module
 from fakeapi.server.watch import Event
 
 Obj = dict[str, Any]
@@ -322,10 +323,8 @@ class Kubelet:
         (``CreateTwoWayMergePatch``): changed fields, conditions by type with their order.
         ``shared``: answer with the stored pod itself (read-only), not a copy.
         """
-        from fakeapi.machinery.patches import create_strategic_merge_patch
-
         schema = self.api.resolve_kind("Pod", "v1").schema
-        body = create_strategic_merge_patch({"status": old}, {"status": status}, schema)
+        body = patches_module().create_strategic_merge_patch({"status": old}, {"status": status}, schema)
         out: Obj = self.api.patch("Pod", key[1], body, namespace=key[0], patch_type="strategic",
                                   subresource="status", actor=self.name, shared=shared, go_encoded=True)
         return out
