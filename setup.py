@@ -49,6 +49,11 @@ COMPILED = [
 
 WANTED = os.environ.get("FAKEAPI_MYPYC") == "1"
 
+#: What a compiled build installs to build with: mypy, and the type stubs the type check of the compiled
+#: modules reads (without them, mypy's view of an import differs from the project's own check, and
+#: ``warn_unused_ignores`` fails the build in an isolated build environment).
+BUILD_REQUIRES = ["mypy>=1.11", "types-PyYAML"]
+
 
 def ext_modules() -> list:
     """The mypyc extensions to build: none unless FAKEAPI_MYPYC=1."""
@@ -68,6 +73,6 @@ def ext_modules() -> list:
 setup(
     ext_modules=ext_modules(),
     # the build requirements of a compiled build (PEP 517: pip installs them before building)
-    setup_requires=["mypy>=1.11"] if WANTED else [],
+    setup_requires=BUILD_REQUIRES if WANTED else [],
     options={"build_ext": {"parallel": os.cpu_count() or 1}},
 )

@@ -30,10 +30,12 @@ from __future__ import annotations
 import ast
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -78,17 +80,36 @@ def _compiler() -> str | None:
     return shutil.which(cc)
 
 
-def _compiled_names() -> list[str]:
-    """The modules setup.py compiles, read from its source (running it would run setup())."""
+def _setup_list(name: str) -> list[str]:
+    """The list assigned to ``name`` at the top of setup.py, read from its source (running it would run setup())."""
     tree = ast.parse((ROOT / "setup.py").read_text())
     for node in tree.body:
         if isinstance(node, ast.AnnAssign | ast.Assign):
             targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
-            if any(isinstance(t, ast.Name) and t.id == "COMPILED" for t in targets):
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
                 assert node.value is not None
-                paths: list[str] = ast.literal_eval(node.value)
-                return sorted(p.removesuffix(".py").replace("/", ".") for p in paths)
-    raise AssertionError("setup.py has no COMPILED list")
+                value: list[str] = ast.literal_eval(node.value)
+                return value
+    raise AssertionError(f"setup.py has no {name} list")
+
+
+def _compiled_names() -> list[str]:
+    """The modules setup.py compiles."""
+    return sorted(p.removesuffix(".py").replace("/", ".") for p in _setup_list("COMPILED"))
+
+
+def _requirement_name(spec: str) -> str:
+    return re.split(r"[<>=!~;\[ ]", spec, maxsplit=1)[0].lower()
+
+
+def test_a_compiled_build_installs_the_type_stubs_the_project_is_checked_with() -> None:
+    # An isolated build (``FAKEAPI_MYPYC=1 pip install .``) type-checks the compiled modules with only
+    # the build requirements installed: without a stub package the project's own check has, mypy sees
+    # that import as untyped, and ``warn_unused_ignores`` fails the build on an ignore the stubs need.
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    stubs = {_requirement_name(s) for s in extra if _requirement_name(s).startswith("types-")}
+    build = {_requirement_name(s) for s in _setup_list("BUILD_REQUIRES")}
+    assert stubs and "mypy" in build and stubs <= build, (stubs, build)
 
 
 def _copy(dst: Path) -> Path:
