@@ -7,7 +7,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from fakeapi.server.clock import Clock, format_duration, format_time, parse_duration, parse_time
+from fakeapi.server.clock import (
+    Clock,
+    format_duration,
+    format_micro_time,
+    format_time,
+    parse_duration,
+    parse_time,
+)
 
 
 @pytest.mark.parametrize(
@@ -31,6 +38,17 @@ def test_durations_render_like_go() -> None:
 
 def test_timestamps_are_second_precision_utc() -> None:
     assert format_time(parse_time("2026-01-01T01:02:03.999+01:00")) == "2026-01-01T00:02:03Z"
+
+
+@pytest.mark.parametrize(("text", "seconds", "micro"), [
+    ("2026-03-04T05:06:07.000089Z", "2026-03-04T05:06:07Z", "2026-03-04T05:06:07.000089Z"),
+    ("2025-12-31T23:30:00-01:00", "2026-01-01T00:30:00Z", "2026-01-01T00:30:00.000000Z"),
+    # Go's RFC 3339 layout writes the year in four digits ("2006"), padded: strftime's %Y does not pad
+    ("0999-01-02T03:04:05Z", "0999-01-02T03:04:05Z", "0999-01-02T03:04:05.000000Z"),
+    ("0001-01-01T00:00:00Z", "0001-01-01T00:00:00Z", "0001-01-01T00:00:00.000000Z"),
+])
+def test_times_are_written_like_metav1_time_and_micro_time(text: str, seconds: str, micro: str) -> None:
+    assert (format_time(parse_time(text)), format_micro_time(parse_time(text))) == (seconds, micro)
 
 
 def test_the_clock_only_moves_forward() -> None:

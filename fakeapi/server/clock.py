@@ -78,13 +78,18 @@ def parse_time(text: str) -> datetime:
 
 
 def format_time(dt: datetime) -> str:
-    """Serialize like ``metav1.Time``: RFC 3339, UTC, second precision, trailing ``Z``."""
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """Serialize like ``metav1.Time``: RFC 3339, UTC, second precision, trailing ``Z``, the year in
+    four digits as Go writes it (``strftime``'s ``%Y`` does not pad a year before 1000; it also
+    imports ``time`` on every call)."""
+    d = dt.astimezone(UTC)
+    return f"{d.year:04d}-{d.month:02d}-{d.day:02d}T{d.hour:02d}:{d.minute:02d}:{d.second:02d}Z"
 
 
 def format_micro_time(dt: datetime) -> str:
     """Serialize like ``metav1.MicroTime``: microsecond precision."""
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    d = dt.astimezone(UTC)
+    return (f"{d.year:04d}-{d.month:02d}-{d.day:02d}T{d.hour:02d}:{d.minute:02d}:{d.second:02d}"
+            f".{d.microsecond:06d}Z")
 
 
 class Clock:
