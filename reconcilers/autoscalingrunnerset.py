@@ -22,6 +22,7 @@ from .actions_service import ActionsError, ActionsService
 from .actions_service import is_not_found as is_service_not_found
 from .common import (
     SHARED_READS,
+    UNCACHED_KINDS,
     Ctx,
     delete_ignore_not_found,
     get_or_none,
@@ -76,7 +77,7 @@ class AutoscalingRunnerSetReconciler:
             .owns(c.KIND_ERS, api_version=c.API_VERSION, predicates=owned_runner_set)
             .watches(c.KIND_AL, listener_to_ars, api_version=c.API_VERSION)
             .with_event_filter(resource_version_changed)
-            .with_options(unsafe_disable_deep_copy=SHARED_READS)
+            .with_options(unsafe_disable_deep_copy=SHARED_READS, disable_cache_for=UNCACHED_KINDS)
             .complete(self.reconcile)
         )
 

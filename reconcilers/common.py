@@ -24,6 +24,12 @@ Obj = dict[str, Any]
 #: ``FAKEAPI_CHECK_SNAPSHOTS=1``, which fails on any mutation of a shared object.
 SHARED_READS = True
 
+#: The kinds ARC's manager reads from the server, never from its cache: upstream main.go builds the
+#: manager's client with ``client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{
+#: &corev1.Secret{}, &corev1.ConfigMap{}}}}`` (``with_options(disable_cache_for=...)``). A JIT secret
+#: read right after it was created is then never missed by a cache that is behind.
+UNCACHED_KINDS = ("Secret", "ConfigMap")
+
 
 class ClientLike(Protocol):
     """The part of :class:`fakeapi.host.client.Client` the controllers use."""

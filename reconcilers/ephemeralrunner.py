@@ -24,6 +24,7 @@ from . import constants as c
 from .actions_service import ActionsError, ActionsService, is_job_still_running
 from .common import (
     SHARED_READS,
+    UNCACHED_KINDS,
     Ctx,
     creation_time,
     delete_if_present,
@@ -134,7 +135,7 @@ class EphemeralRunnerReconciler:
             .for_(c.KIND_ER, api_version=c.API_VERSION, predicates=primary_runner)
             .owns("Pod", api_version="v1", predicates=owned_pod)
             .with_event_filter(resource_version_changed)
-            .with_options(unsafe_disable_deep_copy=SHARED_READS)
+            .with_options(unsafe_disable_deep_copy=SHARED_READS, disable_cache_for=UNCACHED_KINDS)
             .complete(self.reconcile)
         )
 

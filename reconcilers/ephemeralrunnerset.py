@@ -20,6 +20,7 @@ from . import constants as c
 from .actions_service import ActionsError, ActionsService, is_job_still_running
 from .common import (
     SHARED_READS,
+    UNCACHED_KINDS,
     Ctx,
     delete_ignore_not_found,
     get_or_none,
@@ -82,7 +83,7 @@ class EphemeralRunnerSetReconciler:
             .for_(c.KIND_ERS, api_version=c.API_VERSION)
             .owns(c.KIND_ER, api_version=c.API_VERSION, predicates=owned_runner)
             .with_event_filter(resource_version_changed)
-            .with_options(unsafe_disable_deep_copy=SHARED_READS)
+            .with_options(unsafe_disable_deep_copy=SHARED_READS, disable_cache_for=UNCACHED_KINDS)
             .complete(self.reconcile)
         )
 

@@ -244,3 +244,69 @@ def test_an_informer_relists_after_410_and_sends_the_differences() -> None:
     api.create(configmap("after"))
     inf.deliver()
     assert ("ns", "after") in inf.objects
+
+
+# -- kinds read from the server (with_options(disable_cache_for=...)) -----------------------------
+
+
+def _uncached_host(api: APIServer, fn: Any, kinds: list[str]) -> tuple[Host, Reader]:
+    host = Host(api)
+    reader = Reader(fn)
+    host.controller("widgets").for_("Widget").with_options(disable_cache_for=kinds).complete(reader)
+    return host, reader
+
+
+def test_a_kind_left_out_of_the_cache_is_read_from_the_server_with_requests_in_the_trace() -> None:
+    # controller-runtime's client.CacheOptions.DisableFor: get, a missing object's get and list of that
+    # kind are API requests (in the trace), no informer lists or watches it; other kinds stay cached.
+    api = make_api()
+    api.create(configmap("a", labels={"tier": "web"}, data={"k": "1"}))
+
+    def read(ctx: Context, req: Request) -> tuple[str, Any, list[str], str]:
+        cm = ctx.client.get("ConfigMap", "a", "ns")
+        missing = ctx.client.find("ConfigMap", "nope", "ns")
+        listed = [o["metadata"]["name"] for o in ctx.client.list("ConfigMap", "ns", labels={"tier": "web"})]
+        own = ctx.client.get("Widget", req.name, req.namespace)
+        return cm["data"]["k"], missing, listed, own["metadata"]["name"]
+
+    host, reader = _uncached_host(api, read, ["ConfigMap"])
+    api.create(widget("w1"))
+    host.run_until_idle()
+    assert reader.results == [("1", None, ["a"], "w1")]
+    calls = [(c.verb, c.kind, c.code) for c in api.trace.calls if c.actor.startswith("widgets")]
+    assert ("get", "ConfigMap", 200) in calls and ("get", "ConfigMap", 404) in calls
+    assert ("list", "ConfigMap", 200) in calls
+    assert not [c for c in calls if c[1] == "ConfigMap" and c[0] == "watch"]
+    assert not [c for c in calls if c[1] == "Widget" and c[0] == "get"]  # (the cache answers)
+
+
+def test_a_stale_rule_does_not_touch_a_kind_read_from_the_server() -> None:
+    # A stale rule is about cache reads: a read from the server is never stale.
+    api = make_api()
+    api.create(configmap("a", data={"k": "1"}))
+
+    def read(ctx: Context, req: Request) -> str:
+        return str(ctx.client.get("ConfigMap", "a", "ns")["data"]["k"])
+
+    host = Host(api)
+    cached, uncached = Reader(read), Reader(read)
+    host.controller("cached").for_("Widget").complete(cached)
+    host.controller("uncached").for_("Widget").with_options(disable_cache_for=["ConfigMap"]).complete(uncached)
+    api.create(widget("w1"))
+    host.run_until_idle()  # (the cached controller's informer has seen the ConfigMap as first stored)
+    api.patch("ConfigMap", "a", {"data": {"k": "2"}}, namespace="ns")
+    api.faults.add({"on": {"verb": "get", "kind": "ConfigMap"}, "stale": True, "times": "always"})
+    api.patch("Widget", "w1", {"metadata": {"labels": {"again": "yes"}}}, namespace="ns")
+    host.run_until_idle()
+    assert cached.results == ["1", "1"] and uncached.results == ["1", "2"]
+
+
+@pytest.mark.parametrize(("kinds", "error"), [
+    (["NoSuchKind"], ApiError),  # (as for_ of a kind the server does not know)
+    ("ConfigMap", TypeError),
+])
+def test_disable_cache_for_takes_kind_names_the_server_knows(kinds: Any, error: type[Exception]) -> None:
+    api = make_api()
+    with pytest.raises(error):
+        Host(api).controller("widgets").for_("Widget").with_options(disable_cache_for=kinds).complete(Reader(
+            lambda ctx, req: None))

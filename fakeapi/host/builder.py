@@ -86,6 +86,8 @@ class ControllerSpec:
     reconcile: ReconcileFn | None = None
     #: The controller's clients and cache hand out shared, read-only objects (see ``with_options``).
     unsafe_disable_deep_copy: bool = False
+    #: The kinds its client reads from the server, not from a cache (see ``with_options``).
+    disable_cache_for: tuple[str, ...] = ()
 
     @property
     def primary(self) -> WatchSpec:
@@ -131,7 +133,8 @@ class ControllerBuilder(Generic[C]):
         self._spec.event_filters = (*self._spec.event_filters, *as_tuple(pred))
         return self
 
-    def with_options(self, *, unsafe_disable_deep_copy: bool | None = None) -> ControllerBuilder[C]:
+    def with_options(self, *, unsafe_disable_deep_copy: bool | None = None,
+                     disable_cache_for: Iterable[str] | None = None) -> ControllerBuilder[C]:
         """Options of this controller's clients.
 
         ``unsafe_disable_deep_copy`` (controller-runtime's ``cache.Options.UnsafeDisableDeepCopy``):
@@ -140,9 +143,19 @@ class ControllerBuilder(Generic[C]):
         saves a deep copy per read; the reconcile function must never mutate what it is given
         (copy first, as ``obj.DeepCopy()`` before a change). ``FAKEAPI_CHECK_SNAPSHOTS=1``
         (on in this project's tests) makes a mutation fail loudly.
+
+        ``disable_cache_for`` (controller-runtime's ``client.Options.Cache.DisableFor``): kind names
+        whose reads through the controller's client (get, list) go to the server, as requests in the
+        trace, instead of to an informer: never stale, and no informer lists or watches the kind for
+        those reads (a kind the controller also watches keeps its informer for the watch). Every
+        name must be a kind the server knows when the controller starts.
         """
         if unsafe_disable_deep_copy is not None:
             self._spec.unsafe_disable_deep_copy = unsafe_disable_deep_copy
+        if disable_cache_for is not None:
+            if isinstance(disable_cache_for, str):
+                raise TypeError("disable_cache_for: a list of kind names, not one string")
+            self._spec.disable_cache_for = tuple(disable_cache_for)
         return self
 
     def complete(self, reconcile_fn: ReconcileFn) -> C:

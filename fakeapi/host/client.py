@@ -6,7 +6,8 @@ client behaves like a Go client with typed structs: each object it writes is
 first passed through the kind's Go type model (``omitempty`` drops empty
 slices, maps, strings, zeros, false and nil pointers), and each object it
 reads is decoded the same way, so a controller sees exactly what a Go
-controller would. Reads may be served by an informer cache (``reader``).
+controller would. Reads may be served by an informer cache (``reader``), but for the
+kinds named ``uncached`` (``client.CacheOptions.DisableFor``), read from the server.
 
 Every object the client returns is the caller's own copy, unless it was made with
 ``unsafe_disable_deep_copy=True`` (controller-runtime's ``UnsafeDisableDeepCopy``, here
@@ -51,13 +52,16 @@ class Client:
     """Reads and writes objects on an :class:`~fakeapi.server.apiserver.APIServer` as a named actor."""
 
     def __init__(self, api: APIServer, actor: str = "user", *, go_codec: bool = True,
-                 reader: Reader | None = None, unsafe_disable_deep_copy: bool = False) -> None:
+                 reader: Reader | None = None, unsafe_disable_deep_copy: bool = False,
+                 uncached: frozenset[tuple[str, str]] = frozenset()) -> None:
         self.api = api
         self.actor = actor
         self.go_codec = go_codec
         self.reader = reader
         #: Return shared, read-only decoded objects instead of copies (Go codec only).
         self.unsafe_disable_deep_copy = unsafe_disable_deep_copy
+        #: (group, kind) pairs read from the server even with a ``reader`` (``CacheOptions.DisableFor``).
+        self.uncached = uncached
 
     # ------------------------------------------------------------ codec
 
@@ -101,7 +105,7 @@ class Client:
             api_version: str | None = None) -> dict[str, Any]:
         """Get one object (raises ApiError 404 when missing)."""
         k = self._kind(kind, api_version)
-        if self.reader is not None:
+        if self.reader is not None and not (self.uncached and (k.group, k.kind) in self.uncached):
             return self.reader.get_for(k, name, namespace)
         return self._own(self.api.get(k.kind, name, namespace, api_version=k.api_version, actor=self.actor,
                                       shared=True), k)
@@ -114,7 +118,7 @@ class Client:
         try:
             k = self._kind(kind, api_version)
             reader = self.reader
-            if reader is None:
+            if reader is None or (self.uncached and (k.group, k.kind) in self.uncached):
                 return self._own(self.api.get(k.kind, name, namespace, api_version=k.api_version, actor=self.actor,
                                               shared=True), k)
             find_for = getattr(reader, "find_for", None)
@@ -132,7 +136,7 @@ class Client:
              fields: str | dict[str, str] | None = None) -> list[dict[str, Any]]:
         """List objects (items only, each with apiVersion and kind)."""
         k = self._kind(kind, api_version)
-        if self.reader is not None:
+        if self.reader is not None and not (self.uncached and (k.group, k.kind) in self.uncached):
             return self.reader.list(k.kind, namespace, api_version=k.api_version, labels=labels, fields=fields)
         out = self.api.list(k.kind, namespace, api_version=k.api_version, label_selector=_selector_text(labels),
                             field_selector=_selector_text(fields), actor=self.actor, shared=True)

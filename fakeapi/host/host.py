@@ -91,9 +91,10 @@ class Context:
         self.host = host
         self.clock = host.clock
         shared = controller.spec.unsafe_disable_deep_copy
-        #: Reads from the controller's informer cache; writes through the Go codec.
+        #: Reads from the controller's informer cache (but the kinds of ``disable_cache_for``);
+        #: writes through the Go codec.
         self.client = Client(host.api, controller.name, go_codec=True, reader=controller.reader,
-                             unsafe_disable_deep_copy=shared)
+                             unsafe_disable_deep_copy=shared, uncached=controller.uncached)
         #: Reads from the server (never stale), like the manager's ``GetAPIReader()``.
         self.api_reader = Client(host.api, controller.name, go_codec=True, unsafe_disable_deep_copy=shared)
 
@@ -126,6 +127,9 @@ class Controller:
         #: ``informers``' values in order (what the host's delivery walks after every step).
         self.informer_list: tuple[Informer, ...] = ()
         self._handlers: dict[tuple[str, str], list[Any]] = {}
+        #: The (group, kind) pairs of ``spec.disable_cache_for``: the client reads them from the server.
+        self.uncached: frozenset[tuple[str, str]] = frozenset(
+            (k.group, k.kind) for k in (api.kinds.require(name) for name in spec.disable_cache_for))
         self.reader = CacheReader(api, self.name, self.informer,
                                   unsafe_disable_deep_copy=spec.unsafe_disable_deep_copy)
         self.ctx = Context(self)
