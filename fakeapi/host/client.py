@@ -93,6 +93,13 @@ class Client:
         obj["apiVersion"], obj["kind"] = kind.api_version, kind.kind
         return obj
 
+    def _reader_for(self, k: Kind) -> Reader | None:
+        """The cache that serves reads of ``k``: none without a ``reader``, or for a kind in ``uncached``."""
+        reader = self.reader
+        if reader is not None and self.uncached and (k.group, k.kind) in self.uncached:
+            return None
+        return reader
+
     def _own(self, snapshot: dict[str, Any], kind: Kind) -> dict[str, Any]:
         """:meth:`decode` of a stored snapshot the server shared (``shared=True``), through its decode cache."""
         if self.go_codec:
@@ -105,8 +112,9 @@ class Client:
             api_version: str | None = None) -> dict[str, Any]:
         """Get one object (raises ApiError 404 when missing)."""
         k = self._kind(kind, api_version)
-        if self.reader is not None and not (self.uncached and (k.group, k.kind) in self.uncached):
-            return self.reader.get_for(k, name, namespace)
+        reader = self._reader_for(k)
+        if reader is not None:
+            return reader.get_for(k, name, namespace)
         return self._own(self.api.get(k.kind, name, namespace, api_version=k.api_version, actor=self.actor,
                                       shared=True), k)
 
@@ -117,8 +125,8 @@ class Client:
         None at once (:meth:`~fakeapi.host.informer.CacheReader.find_for`) does."""
         try:
             k = self._kind(kind, api_version)
-            reader = self.reader
-            if reader is None or (self.uncached and (k.group, k.kind) in self.uncached):
+            reader = self._reader_for(k)
+            if reader is None:
                 return self._own(self.api.get(k.kind, name, namespace, api_version=k.api_version, actor=self.actor,
                                               shared=True), k)
             find_for = getattr(reader, "find_for", None)
@@ -136,8 +144,9 @@ class Client:
              fields: str | dict[str, str] | None = None) -> list[dict[str, Any]]:
         """List objects (items only, each with apiVersion and kind)."""
         k = self._kind(kind, api_version)
-        if self.reader is not None and not (self.uncached and (k.group, k.kind) in self.uncached):
-            return self.reader.list(k.kind, namespace, api_version=k.api_version, labels=labels, fields=fields)
+        reader = self._reader_for(k)
+        if reader is not None:
+            return reader.list(k.kind, namespace, api_version=k.api_version, labels=labels, fields=fields)
         out = self.api.list(k.kind, namespace, api_version=k.api_version, label_selector=_selector_text(labels),
                             field_selector=_selector_text(fields), actor=self.actor, shared=True)
         return [self._own(item, k) for item in out["items"]]

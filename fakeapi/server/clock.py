@@ -78,18 +78,20 @@ def parse_time(text: str) -> datetime:
 
 
 def format_time(dt: datetime) -> str:
-    """Serialize like ``metav1.Time``: RFC 3339, UTC, second precision, trailing ``Z``, the year in
-    four digits as Go writes it (``strftime``'s ``%Y`` does not pad a year before 1000; it also
-    imports ``time`` on every call)."""
-    d = dt.astimezone(UTC)
-    return f"{d.year:04d}-{d.month:02d}-{d.day:02d}T{d.hour:02d}:{d.minute:02d}:{d.second:02d}Z"
+    """Serialize like ``metav1.Time``: RFC 3339, UTC, second precision, trailing ``Z``."""
+    return _date_and_time(dt.astimezone(UTC)) + "Z"
 
 
 def format_micro_time(dt: datetime) -> str:
     """Serialize like ``metav1.MicroTime``: microsecond precision."""
     d = dt.astimezone(UTC)
-    return (f"{d.year:04d}-{d.month:02d}-{d.day:02d}T{d.hour:02d}:{d.minute:02d}:{d.second:02d}"
-            f".{d.microsecond:06d}Z")
+    return f"{_date_and_time(d)}.{d.microsecond:06d}Z"
+
+
+def _date_and_time(d: datetime) -> str:
+    """``2006-01-02T15:04:05`` of Go's RFC 3339 layout: the year in four digits, padded, as Go writes it
+    (``strftime``'s ``%Y`` does not pad a year before 1000, and imports ``time`` on every call)."""
+    return f"{d.year:04d}-{d.month:02d}-{d.day:02d}T{d.hour:02d}:{d.minute:02d}:{d.second:02d}"
 
 
 class Clock:
