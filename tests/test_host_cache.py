@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -310,3 +311,18 @@ def test_disable_cache_for_takes_kind_names_the_server_knows(kinds: Any, error: 
     with pytest.raises(error):
         Host(api).controller("widgets").for_("Widget").with_options(disable_cache_for=kinds).complete(Reader(
             lambda ctx, req: None))
+
+
+def test_informers_never_resync_however_far_the_clock_moves() -> None:
+    # docs/HOST.md: client-go's periodic resync (controller-runtime's SyncPeriod) is not modelled
+    api = make_api()
+    host, reader = host_with(api, lambda ctx, req: req.name)
+    api.create(widget("w1"))
+    host.run_until_idle()
+    assert reader.results == ["w1"]
+    start = api.clock.now()
+    host.run_for("24h")
+    assert api.clock.now() - start == timedelta(hours=24)
+    assert reader.results == ["w1"]
+    events = sum(inf.events for ctrl in host.controllers.values() for inf in ctrl.informer_list)
+    assert events == 1
